@@ -1,0 +1,277 @@
+# cython: language_level=3, boundscheck=False, wraparound=False
+"""RDF terms of the library-free API.
+
+``IRI``, ``BlankNode``, ``Literal`` and ``Triple`` (an RDF-star quoted triple) are immutable and
+hashable; ``str(term)`` is the term in N-Triples syntax and ``repr(term)`` is Python syntax.
+Statements are plain tuples ``(s, p, o)`` or ``(s, p, o, g)``; the default graph is
+``DEFAULT_GRAPH``.  A literal whose datatype is ``xsd:string`` is the same term as the simple
+literal, so it is stored with ``datatype=None``.
+"""
+
+cimport cython
+
+XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
+RDF_LANGSTRING = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString"
+
+# Distinct salts keep IRI('x'), BlankNode('x') and Literal('x') apart in hash tables.
+cdef Py_hash_t _IRI_SALT = 0x1F3A5
+cdef Py_hash_t _BNODE_SALT = 0x2B7C9
+cdef Py_hash_t _LIT_SALT = 0x3D1E7
+cdef Py_hash_t _TRIPLE_SALT = 0x4E2F1
+
+
+cdef inline Py_hash_t _fix(Py_hash_t h):
+    return -2 if h == -1 else h
+
+
+@cython.freelist(64)
+@cython.final
+cdef class IRI:
+    """An IRI; ``value`` is the IRI string."""
+
+    def __init__(self, value):
+        if not isinstance(value, str):
+            raise TypeError(f"IRI value must be str, not {type(value).__name__}")
+        self.value = value
+        self._hash = 0
+
+    def __hash__(self):
+        if self._hash == 0:
+            self._hash = _fix(hash(self.value) ^ _IRI_SALT)
+        return self._hash
+
+    def __eq__(self, other):
+        return type(other) is IRI and (<IRI>other).value == self.value
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    def __lt__(self, other):
+        return _sort_key(self) < _sort_key(other)
+
+    def __repr__(self):
+        return f"IRI({self.value!r})"
+
+    def __str__(self):
+        from ._ntriples import term_to_nt
+        return term_to_nt(self)
+
+    def __reduce__(self):
+        return (IRI, (self.value,))
+
+
+@cython.freelist(64)
+@cython.final
+cdef class BlankNode:
+    """A blank node; ``value`` is its label (without ``_:``)."""
+
+    def __init__(self, value):
+        if not isinstance(value, str):
+            raise TypeError(f"BlankNode label must be str, not {type(value).__name__}")
+        self.value = value
+        self._hash = 0
+
+    def __hash__(self):
+        if self._hash == 0:
+            self._hash = _fix(hash(self.value) ^ _BNODE_SALT)
+        return self._hash
+
+    def __eq__(self, other):
+        return type(other) is BlankNode and (<BlankNode>other).value == self.value
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    def __lt__(self, other):
+        return _sort_key(self) < _sort_key(other)
+
+    def __repr__(self):
+        return f"BlankNode({self.value!r})"
+
+    def __str__(self):
+        from ._ntriples import term_to_nt
+        return term_to_nt(self)
+
+    def __reduce__(self):
+        return (BlankNode, (self.value,))
+
+
+@cython.freelist(256)
+@cython.final
+cdef class Literal:
+    """A literal: lexical form, optional language tag, optional datatype IRI.
+
+    ``datatype`` is ``None`` for simple (``xsd:string``) and language-tagged literals.
+    """
+
+    def __init__(self, lex, language=None, datatype=None):
+        if not isinstance(lex, str):
+            raise TypeError(f"literal lexical form must be str, not {type(lex).__name__}")
+        if language is not None:
+            if not isinstance(language, str) or not language:
+                raise ValueError("language tag must be a non-empty str")
+            if datatype is not None and _dt_value(datatype) != RDF_LANGSTRING:
+                raise ValueError("a literal cannot have both a language tag and a datatype")
+            datatype = None
+        elif datatype is not None:
+            if isinstance(datatype, str):
+                datatype = IRI(datatype)
+            elif type(datatype) is not IRI:
+                raise TypeError("datatype must be an IRI or str")
+            if (<IRI>datatype).value == XSD_STRING:
+                datatype = None
+        self.lex = lex
+        self.language = language
+        self.datatype = datatype
+        self._hash = 0
+
+    def __hash__(self):
+        if self._hash == 0:
+            self._hash = _fix(hash((self.lex, self.language, self.datatype)) ^ _LIT_SALT)
+        return self._hash
+
+    def __eq__(self, other):
+        if type(other) is not Literal:
+            return False
+        cdef Literal o = <Literal>other
+        return o.lex == self.lex and o.language == self.language and o.datatype == self.datatype
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    def __lt__(self, other):
+        return _sort_key(self) < _sort_key(other)
+
+    def __repr__(self):
+        if self.language is not None:
+            return f"Literal({self.lex!r}, language={self.language!r})"
+        if self.datatype is not None:
+            return f"Literal({self.lex!r}, datatype={(<IRI>self.datatype).value!r})"
+        return f"Literal({self.lex!r})"
+
+    def __str__(self):
+        from ._ntriples import term_to_nt
+        return term_to_nt(self)
+
+    def __reduce__(self):
+        return (Literal, (self.lex, self.language, self.datatype))
+
+
+@cython.freelist(32)
+@cython.final
+cdef class Triple:
+    """An RDF-star quoted triple, usable as a term."""
+
+    def __init__(self, s, p, o):
+        self.s = s
+        self.p = p
+        self.o = o
+        self._hash = 0
+
+    def __hash__(self):
+        if self._hash == 0:
+            self._hash = _fix(hash((self.s, self.p, self.o)) ^ _TRIPLE_SALT)
+        return self._hash
+
+    def __eq__(self, other):
+        if type(other) is not Triple:
+            return False
+        cdef Triple t = <Triple>other
+        return t.s == self.s and t.p == self.p and t.o == self.o
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    def __lt__(self, other):
+        return _sort_key(self) < _sort_key(other)
+
+    def __iter__(self):
+        return iter((self.s, self.p, self.o))
+
+    def __repr__(self):
+        return f"Triple({self.s!r}, {self.p!r}, {self.o!r})"
+
+    def __str__(self):
+        from ._ntriples import term_to_nt
+        return term_to_nt(self)
+
+    def __reduce__(self):
+        return (Triple, (self.s, self.p, self.o))
+
+
+@cython.final
+cdef class DefaultGraph:
+    """The default graph of a dataset; use the ``DEFAULT_GRAPH`` singleton."""
+
+    def __hash__(self):
+        return 0x5A5A5
+
+    def __eq__(self, other):
+        return type(other) is DefaultGraph
+
+    def __ne__(self, other):
+        return type(other) is not DefaultGraph
+
+    def __repr__(self):
+        return "DEFAULT_GRAPH"
+
+    def __str__(self):
+        return ""
+
+    def __reduce__(self):
+        return "DEFAULT_GRAPH"
+
+
+DEFAULT_GRAPH = DefaultGraph()
+
+
+cdef object _dt_value(object dt):
+    return (<IRI>dt).value if type(dt) is IRI else dt
+
+
+def _sort_key(term):
+    """A total order over terms (kind first), so statements can be sorted for display and tests."""
+    t = type(term)
+    if t is IRI:
+        return (1, (<IRI>term).value)
+    if t is BlankNode:
+        return (0, (<BlankNode>term).value)
+    if t is Literal:
+        lit = <Literal>term
+        return (2, lit.lex, lit.language or "", (<IRI>lit.datatype).value if lit.datatype is not None else "")
+    if t is Triple:
+        tr = <Triple>term
+        return (3, _sort_key(tr.s), _sort_key(tr.p), _sort_key(tr.o))
+    if t is DefaultGraph:
+        return (-1,)
+    raise TypeError(f"not an RDF term: {term!r}")
+
+
+# Fast constructors for the decoder: no argument checks (the decoder has validated its input).
+
+cdef IRI make_iri(str value):
+    cdef IRI t = IRI.__new__(IRI)
+    t.value = value
+    return t
+
+
+cdef BlankNode make_bnode(str value):
+    cdef BlankNode t = BlankNode.__new__(BlankNode)
+    t.value = value
+    return t
+
+
+cdef Literal make_literal(str lex, object language, object datatype):
+    cdef Literal t = Literal.__new__(Literal)
+    t.lex = lex
+    t.language = language
+    t.datatype = datatype
+    return t
+
+
+cdef Triple make_triple(object s, object p, object o):
+    cdef Triple t = Triple.__new__(Triple)
+    t.s = s
+    t.p = p
+    t.o = o
+    return t

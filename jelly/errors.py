@@ -1,0 +1,65 @@
+"""The one exception family of jelly.
+
+Every rejected input or option raises a subclass of :class:`JellyError`, which is a
+``ValueError``.  Where the error comes from a byte stream, ``offset`` is the byte offset in the
+(decompressed) stream, ``frame`` the 0-based frame index and ``row`` the 0-based row index in
+that frame; each is ``None`` where it does not apply.
+"""
+
+from __future__ import annotations
+
+
+class JellyError(ValueError):
+    """Root of all errors raised by jelly for bad input, bad options or bad data."""
+
+    def __init__(self, message: str, *, offset: int | None = None, frame: int | None = None,
+                 row: int | None = None, line: int | None = None) -> None:
+        self.message = message
+        self.offset = offset
+        self.frame = frame
+        self.row = row
+        self.line = line
+        super().__init__(self._describe())
+
+    def _describe(self) -> str:
+        where = []
+        if self.line is not None:
+            where.append(f"line {self.line}")
+        if self.offset is not None:
+            where.append(f"byte {self.offset}")
+        if self.frame is not None:
+            where.append(f"frame {self.frame}")
+        if self.row is not None:
+            where.append(f"row {self.row}")
+        return f"{self.message} (at {', '.join(where)})" if where else self.message
+
+    def __reduce__(self):  # keep the location when pickled (Spark, multiprocessing)
+        return (_rebuild, (type(self), self.message, self.offset, self.frame, self.row, self.line))
+
+
+def _rebuild(cls, message, offset, frame, row, line):
+    return cls(message, offset=offset, frame=frame, row=row, line=line)
+
+
+class JellyDecodeError(JellyError):
+    """The input is not a valid Jelly stream (bad wire format or broken stream rules)."""
+
+
+class JellyTruncatedError(JellyDecodeError):
+    """The input ended in the middle of a frame or a length prefix."""
+
+
+class JellyLimitError(JellyDecodeError):
+    """The input asks for more than the reader's safety caps allow (table sizes, nesting, frame size)."""
+
+
+class JellyEncodeError(JellyError):
+    """The statements cannot be written with the chosen stream options."""
+
+
+class JellyOptionsError(JellyError):
+    """Stream options are invalid or inconsistent."""
+
+
+class RdfSyntaxError(JellyError):
+    """N-Triples / N-Quads (or another RDF text syntax) could not be parsed."""
