@@ -1,0 +1,87 @@
+# Protobuf wire-format primitives shared by the decoder and the encoder: the only varint code.
+from libc.stdint cimport uint64_t
+
+cdef enum:
+    WT_VARINT = 0
+    WT_I64 = 1
+    WT_LEN = 2
+    WT_SGROUP = 3
+    WT_EGROUP = 4
+    WT_I32 = 5
+
+# Deepest group nesting skipped inside unknown fields (upb's default recursion limit).
+cdef enum:
+    MAX_GROUP_DEPTH = 100
+
+
+cdef inline const unsigned char* read_varint(const unsigned char* p, const unsigned char* end,
+                                             uint64_t* out) noexcept nogil:
+    """Read a varint of at most 10 bytes; NULL when truncated or longer than 10 bytes.
+
+    Bits above 64 in a 10th byte are dropped, as protobuf implementations do.
+    """
+    cdef uint64_t result = 0
+    cdef unsigned int shift = 0
+    cdef unsigned char b
+    if p < end and p[0] < 0x80:
+        out[0] = p[0]
+        return p + 1
+    while shift <= 63:
+        if p >= end:
+            return NULL
+        b = p[0]
+        p += 1
+        result |= (<uint64_t>(b & 0x7F)) << shift
+        if b < 0x80:
+            out[0] = result
+            return p
+        shift += 7
+    return NULL
+
+
+cdef inline const unsigned char* skip_field(const unsigned char* p, const unsigned char* end,
+                                            uint64_t tag, int depth) noexcept nogil:
+    """Skip the value of a field whose tag was just read; NULL if malformed."""
+    cdef uint64_t v
+    cdef unsigned int wt = tag & 7
+    if wt == WT_VARINT:
+        return read_varint(p, end, &v)
+    if wt == WT_I64:
+        return p + 8 if end - p >= 8 else NULL
+    if wt == WT_LEN:
+        p = read_varint(p, end, &v)
+        if p == NULL or v > <uint64_t>(end - p):
+            return NULL
+        return p + v
+    if wt == WT_I32:
+        return p + 4 if end - p >= 4 else NULL
+    if wt == WT_SGROUP:
+        if depth >= MAX_GROUP_DEPTH:
+            return NULL
+        while True:
+            p = read_varint(p, end, &v)
+            if p == NULL or (v >> 3) == 0:
+                return NULL
+            if (v & 7) == WT_EGROUP:
+                return p if (v >> 3) == (tag >> 3) else NULL
+            p = skip_field(p, end, v, depth + 1)
+            if p == NULL:
+                return NULL
+    return NULL  # a stray end-group, or wire types 6 and 7
+
+
+cdef inline int varint_size(uint64_t v) noexcept nogil:
+    cdef int n = 1
+    while v >= 0x80:
+        v >>= 7
+        n += 1
+    return n
+
+
+cdef inline unsigned char* write_varint(unsigned char* p, uint64_t v) noexcept nogil:
+    while v >= 0x80:
+        p[0] = <unsigned char>((v & 0x7F) | 0x80)
+        v >>= 7
+        p += 1
+    p[0] = <unsigned char>v
+    return p + 1

@@ -1,0 +1,120 @@
+"""Reading Jelly streams: :class:`Reader`, :func:`parse`, :func:`parse_frames`, :func:`read_options`."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from ._decoder import Decoder, Frame
+from .errors import JellyError
+from .io import FrameSource, maybe_gunzip, open_binary
+from .options import DEFAULT_LIMITS, ReaderLimits, StreamOptions
+
+
+class Reader:
+    """A Jelly stream opened for reading, frame by frame.
+
+    ``source`` is a path, a bytes-like object or a binary file object (pipes and sockets work:
+    the input is read in chunks and never sought).  Gzip-compressed input and both the delimited
+    and the single-frame variant are recognised from the first bytes.
+
+    ``factory`` builds terms of another library (see :class:`jelly._decoder.Decoder`); by
+    default statements hold jelly's own :class:`~jelly.IRI`, :class:`~jelly.BlankNode`,
+    :class:`~jelly.Literal` and :class:`~jelly.Triple`.  ``strict=True`` also rejects
+    RDF-star and generalized terms that the stream options do not announce.
+    """
+
+    def __init__(self, source, *, limits: ReaderLimits | None = None, factory=None,
+                 strict: bool = False) -> None:
+        self.limits = limits if limits is not None else DEFAULT_LIMITS
+        self._stream, self._owned = open_binary(source)
+        self._frames = None
+        self._decoder = Decoder(limits=self.limits, factory=factory, strict=strict)
+        self._source = None
+        self._pending: Frame | None = None
+        #: Namespace declarations seen so far (name -> IRI term); a later one replaces an earlier.
+        self.namespaces: dict = {}
+
+    # -- context manager ---------------------------------------------------------------------
+
+    def __enter__(self) -> "Reader":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._owned:
+            self._stream.close()
+
+    # -- frames ------------------------------------------------------------------------------
+
+    def _next_frame(self) -> Frame | None:
+        if self._source is None:
+            self._source = FrameSource(maybe_gunzip(self._stream), self.limits)
+            self._frames = self._source.frames()
+        data = next(self._frames, None)
+        if data is None:
+            return None
+        frame = self._decoder.decode_frame(data, self._source.frame_offset)
+        for name, iri in frame.namespaces:
+            self.namespaces[name] = iri
+        return frame
+
+    def frames(self) -> Iterator[Frame]:
+        """Yield each :class:`Frame` (statements, metadata, namespace declarations) in order."""
+        if self._pending is not None:
+            frame, self._pending = self._pending, None
+            yield frame
+        while True:
+            frame = self._next_frame()
+            if frame is None:
+                return
+            yield frame
+
+    def __iter__(self) -> Iterator[tuple]:
+        """Yield every statement: ``(s, p, o)`` for TRIPLES streams, ``(s, p, o, g)`` otherwise."""
+        for frame in self.frames():
+            yield from frame.statements
+
+    @property
+    def options(self) -> StreamOptions | None:
+        """The stream options; reads the first frame if no frame has been read yet.
+
+        ``None`` for an empty input (no frames at all).
+        """
+        if self._decoder.options is None and self._pending is None and self._source is None:
+            self._pending = self._next_frame()
+        return self._decoder.options
+
+    @property
+    def delimited(self) -> bool | None:
+        """True for the delimited variant, False for a single-frame file (None before reading)."""
+        return self._source.delimited if self._source is not None else None
+
+    @property
+    def frame_count(self) -> int:
+        """Frames decoded so far."""
+        return self._decoder.frame_index
+
+
+def parse(source, *, limits: ReaderLimits | None = None, factory=None,
+          strict: bool = False) -> Iterator[tuple]:
+    """Iterate the statements of a Jelly stream, frame by frame (see :class:`Reader`)."""
+    with Reader(source, limits=limits, factory=factory, strict=strict) as reader:
+        yield from reader
+
+
+def parse_frames(source, *, limits: ReaderLimits | None = None, factory=None,
+                 strict: bool = False) -> Iterator[Frame]:
+    """Iterate the frames of a Jelly stream as :class:`Frame` objects (see :class:`Reader`)."""
+    with Reader(source, limits=limits, factory=factory, strict=strict) as reader:
+        yield from reader.frames()
+
+
+def read_options(source, *, limits: ReaderLimits | None = None) -> StreamOptions:
+    """The stream options of a Jelly stream (from its first frame)."""
+    with Reader(source, limits=limits) as reader:
+        options = reader.options
+    if options is None:
+        raise JellyError("the input holds no Jelly frame, so it has no stream options")
+    return options
