@@ -17,12 +17,13 @@ from .errors import (JellyDecodeError, JellyEncodeError, JellyError, JellyLimitE
 from .options import (LogicalStreamType, PhysicalStreamType, ReaderLimits, StreamOptions,
                       preset)
 from .reader import Reader, parse, parse_frames, read_options
+from .writer import Writer, make_options, serialize, serialize_frames
 
 __all__ = [
     "BlankNode", "DEFAULT_GRAPH", "DefaultGraph", "Frame", "IRI", "JellyDecodeError",
     "JellyEncodeError", "JellyError", "JellyLimitError", "JellyOptionsError",
     "JellyTruncatedError", "Literal", "LogicalStreamType", "PhysicalStreamType", "RdfSyntaxError",
     "Reader", "ReaderLimits", "StreamOptions", "Triple", "parse", "parse_frames", "preset",
-    "read_options",
+    "read_options", "Writer", "make_options", "serialize", "serialize_frames",
 ]
 __version__ = "0.1.0"

@@ -30,7 +30,7 @@ class Reader:
         self._frames = None
         self._decoder = Decoder(limits=self.limits, factory=factory, strict=strict)
         self._source = None
-        self._pending: Frame | None = None
+        self._pending: list[Frame] = []   # frames read ahead to learn the options
         #: Namespace declarations seen so far (name -> IRI term); a later one replaces an earlier.
         self.namespaces: dict = {}
 
@@ -62,9 +62,8 @@ class Reader:
 
     def frames(self) -> Iterator[Frame]:
         """Yield each :class:`Frame` (statements, metadata, namespace declarations) in order."""
-        if self._pending is not None:
-            frame, self._pending = self._pending, None
-            yield frame
+        while self._pending:
+            yield self._pending.pop(0)
         while True:
             frame = self._next_frame()
             if frame is None:
@@ -78,12 +77,15 @@ class Reader:
 
     @property
     def options(self) -> StreamOptions | None:
-        """The stream options; reads the first frame if no frame has been read yet.
-
-        ``None`` for an empty input (no frames at all).
+        """The stream options; reads ahead to the first frame that holds them if needed (frames
+        before it can only be empty).  ``None`` for an input without any options row.
         """
-        if self._decoder.options is None and self._pending is None and self._source is None:
-            self._pending = self._next_frame()
+        if self._decoder.options is None and self._source is None:
+            while self._decoder.options is None:
+                frame = self._next_frame()
+                if frame is None:
+                    break
+                self._pending.append(frame)
         return self._decoder.options
 
     @property
