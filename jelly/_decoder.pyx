@@ -81,6 +81,13 @@ cdef enum:
     ROW_DATATYPE = 11
 
 
+# Row kinds by field number of the RdfStreamRow oneof, in the order of Frame.row_counts.
+ROW_KINDS = ("options", "triple", "quad", "graph_start", "graph_end", "namespace", "name",
+             "prefix", "datatype")
+cdef int ROW_KIND_INDEX[12]
+ROW_KIND_INDEX[:] = [0, 0, 1, 2, 3, 4, 5, 0, 0, 6, 7, 8]
+
+
 cdef struct Slot:
     # The state of one oneof while a message is scanned.
     int field                       # the member set last (0: none)
@@ -98,12 +105,19 @@ cdef class Frame:
     cdef readonly list statements
     cdef readonly dict metadata
     cdef readonly list namespaces
+    cdef readonly tuple row_counts
 
-    def __init__(self, index, statements, metadata=None, namespaces=None):
+    def __init__(self, index, statements, metadata=None, namespaces=None, row_counts=None):
         self.index = index
         self.statements = statements
         self.metadata = metadata if metadata is not None else {}
         self.namespaces = namespaces if namespaces is not None else []
+        self.row_counts = row_counts if row_counts is not None else (0,) * len(ROW_KINDS)
+
+    @property
+    def rows(self):
+        """Rows of the frame by kind: ``{"options": 1, "triple": 10, ...}``."""
+        return dict(zip(ROW_KINDS, self.row_counts))
 
     def __len__(self):
         return len(self.statements)
@@ -202,6 +216,7 @@ cdef class Decoder:
     cdef const unsigned char* base
     cdef Py_ssize_t base_offset
     cdef Py_ssize_t row_index
+    cdef Py_ssize_t counts[9]
     cdef bint in_scratch
     cdef Py_ssize_t scratch_offset
 
@@ -849,6 +864,7 @@ cdef class Decoder:
                     self._malformed(q, "truncated field")
         if row.field == 0:
             self._fail(start, "stream row without content")
+        self.counts[ROW_KIND_INDEX[row.field]] += 1
         if row.count > 1:
             self._validate_run(&row, M_ROW, row.end)
             merged = self._concat_run(&row)
@@ -947,6 +963,8 @@ cdef class Decoder:
         self.base = p
         self.base_offset = offset
         self.row_index = 0
+        for i in range(9):
+            self.counts[i] = 0
         self.in_scratch = False
         self.out = []
         self.out_namespaces = []
@@ -975,7 +993,8 @@ cdef class Decoder:
                                        frame=self.frame_index, row=self.row_index)
             self.failed = exc
             raise exc
-        frame = Frame(self.frame_index, self.out, metadata, self.out_namespaces)
+        frame = Frame(self.frame_index, self.out, metadata, self.out_namespaces,
+                      tuple([self.counts[i] for i in range(9)]))
         self.frame_index += 1
         self.out = None
         return frame

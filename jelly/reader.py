@@ -31,6 +31,8 @@ class Reader:
         self._decoder = Decoder(limits=self.limits, factory=factory, strict=strict)
         self._source = None
         self._pending: list[Frame] = []   # frames read ahead to learn the options
+        #: Size in bytes of the last frame read.
+        self.last_frame_size = 0
         #: Namespace declarations seen so far (name -> IRI term); a later one replaces an earlier.
         self.namespaces: dict = {}
 
@@ -56,6 +58,7 @@ class Reader:
         if data is None:
             return None
         frame = self._decoder.decode_frame(data, self._source.frame_offset)
+        self.last_frame_size = len(data)
         for name, iri in frame.namespaces:
             self.namespaces[name] = iri
         return frame

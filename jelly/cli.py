@@ -1,0 +1,459 @@
+"""The ``jelly`` command: convert, inspect and validate Jelly streams.
+
+Every rejected input or option ends the program with exit status 1 and one line on stderr
+saying what and where; set ``JELLY_DEBUG=1`` to see tracebacks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import io
+import json
+import os
+import sys
+from typing import Iterator
+
+from . import __version__
+from .errors import JellyError
+from .options import LogicalStreamType, PhysicalStreamType, PRESETS, StreamOptions, is_grouped
+from .reader import Reader, read_options
+from .writer import DEFAULT_ROWS_PER_FRAME, Writer, make_options
+
+#: Format names and the file suffixes that select them.
+FORMATS = {
+    "jelly": (".jelly", ".jelly.gz"),
+    "nt": (".nt", ".nt.gz", ".ntriples"),
+    "nq": (".nq", ".nq.gz", ".nquads"),
+}
+_ALIASES = {"ntriples": "nt", "n-triples": "nt", "nquads": "nq", "n-quads": "nq",
+            "jelly-rdf": "jelly"}
+
+
+class CliError(JellyError):
+    """A bad command line (as opposed to bad input data)."""
+
+
+def _format_of(path: str, given: str | None, role: str) -> str:
+    if given:
+        name = _ALIASES.get(given.lower(), given.lower())
+        if name not in FORMATS:
+            raise CliError(f"unknown {role} format {given!r}; choose one of {', '.join(FORMATS)}")
+        return name
+    if path == "-":
+        raise CliError(f"name the {role} format of '-' with --{'from' if role == 'input' else 'to'}")
+    lower = path.lower()
+    for name, suffixes in FORMATS.items():
+        if lower.endswith(suffixes):
+            return name
+    raise CliError(f"cannot tell the format of {path!r} from its name; use "
+                   f"--{'from' if role == 'input' else 'to'} ({', '.join(FORMATS)})")
+
+
+def _open_in(path: str):
+    if path == "-":
+        return sys.stdin.buffer
+    try:
+        f = open(path, "rb")
+    except OSError as exc:
+        raise CliError(f"cannot open {path!r}: {exc.strerror or exc}") from None
+    return f
+
+
+def _text_input(stream):
+    """Transparently gunzip N-Triples input."""
+    head = stream.peek(2)[:2] if hasattr(stream, "peek") else b""
+    if head == b"\x1f\x8b":
+        return gzip.GzipFile(fileobj=stream, mode="rb")
+    return stream
+
+
+# -- convert -------------------------------------------------------------------------------------
+
+def _writer_options(args, input_format: str, first_is_quad: bool, messages: bool) -> StreamOptions:
+    base = None
+    if args.options_from:
+        src = read_options(args.options_from)
+        base = src.replace(version=1)   # the writer decides the version from the features used
+    physical = args.physical_type
+    if base is None and physical is None:
+        physical = "quads" if (input_format == "nq" or first_is_quad) else "triples"
+    logical = args.logical_type
+    if base is None and logical is None and messages:
+        p = physical if isinstance(physical, str) else "triples"
+        logical = "graphs" if p.lower() == "triples" else "datasets"
+    return make_options(
+        base, preset=None if base is not None else args.preset,
+        physical_type=physical, logical_type=logical,
+        max_name_table_size=args.max_name_table_size,
+        max_prefix_table_size=args.max_prefix_table_size,
+        max_datatype_table_size=args.max_datatype_table_size,
+        rdf_star=True if args.rdf_star else None,
+        generalized_statements=True if args.generalized else None)
+
+
+def _text_items(stream, messages_flag: bool) -> Iterator:
+    from ._ntriples import parse_nquads
+    return parse_nquads(_text_input(stream), messages=True)
+
+
+def _convert_text_to_jelly(args, in_stream, in_fmt, out_target) -> tuple[int, int]:
+    from ._ntriples import MESSAGE
+    items = _text_items(in_stream, args.messages)
+    first = next(items, None)
+    messages = args.messages or first is MESSAGE
+    first_is_quad = first is not None and first is not MESSAGE and len(first) == 4
+    options = _writer_options(args, in_fmt, first_is_quad, messages)
+    statements = 0
+    with Writer(out_target, options, rows_per_frame=args.rows_per_frame,
+                delimited=not args.single_frame) as writer:
+        if first is None:
+            return 0, 0
+        if not messages:
+            def flat():
+                yield first
+                for item in items:
+                    if item is MESSAGE:
+                        raise CliError("a '# @message' line after statements: pass --messages "
+                                       "to read the input as a message log")
+                    yield item
+            counter = _Counter(flat())
+            writer.write_all(counter)
+            return counter.n, writer.frames_written
+        # A message log: every message becomes one frame.  Statements before the first
+        # delimiter form the first message.
+        message: list = [] if first is MESSAGE else [first]
+        started = first is not MESSAGE
+        for item in items:
+            if item is MESSAGE:
+                if started:
+                    writer.write_frame(message)
+                    statements += len(message)
+                message = []
+                started = True
+            else:
+                message.append(item)
+                started = True
+        if started:
+            writer.write_frame(message)
+            statements += len(message)
+    return statements, writer.frames_written
+
+
+class _Counter:
+    def __init__(self, it):
+        self._it = iter(it)
+        self.n = 0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        item = next(self._it)
+        self.n += 1
+        return item
+
+
+def _convert_jelly_to_text(args, in_stream, out_fmt, out_stream) -> tuple[int, int]:
+    from ._ntriples import NQuadsWriter
+    from ._terms import DEFAULT_GRAPH
+    writer = NQuadsWriter(out_stream)
+    statements = frames = 0
+    to_nt = out_fmt == "nt"
+    with Reader(in_stream) as reader:
+        for frame in reader.frames():
+            if args.messages:
+                writer.write_message()
+            for st in frame.statements:
+                if to_nt and len(st) == 4:
+                    if st[3] != DEFAULT_GRAPH:
+                        raise CliError(f"statement {statements} is in a named graph, which "
+                                       f"N-Triples cannot hold; write N-Quads (.nq) instead")
+                    st = st[:3]
+                writer.write(st)
+            statements += len(frame.statements)
+            frames += 1
+    writer.close()
+    return statements, frames
+
+
+def _convert_jelly_to_jelly(args, in_stream, out_target) -> tuple[int, int]:
+    statements = 0
+    with Reader(in_stream) as reader:
+        src = reader.options
+        if src is None:
+            raise CliError("the input holds no Jelly stream options")
+        keep_frames = args.messages or is_grouped(int(src.logical_type))
+        if args.options_from or any(v is not None for v in (
+                args.physical_type, args.logical_type, args.max_name_table_size,
+                args.max_prefix_table_size, args.max_datatype_table_size)) or args.rdf_star \
+                or args.generalized or args.preset:
+            options = _writer_options(args, "nq" if src.physical_type != 1 else "nt",
+                                      False, keep_frames)
+        else:
+            options = src.replace(version=1)
+        with Writer(out_target, options, rows_per_frame=args.rows_per_frame,
+                    delimited=not args.single_frame, namespaces=None) as writer:
+            for frame in reader.frames():
+                for name, iri in frame.namespaces:
+                    writer.declare_namespace(name, iri)
+                if keep_frames:
+                    writer.write_frame(frame.statements, frame.metadata or None)
+                else:
+                    writer.write_all(frame.statements)
+                statements += len(frame.statements)
+        return statements, writer.frames_written
+
+
+def cmd_convert(args) -> int:
+    in_fmt = _format_of(args.input, args.from_format, "input")
+    out_fmt = _format_of(args.output, args.to_format, "output")
+    if in_fmt != "jelly" and out_fmt != "jelly":
+        raise CliError("one side of a conversion must be Jelly")
+    in_stream = _open_in(args.input)
+    created = None
+    try:
+        if args.output == "-":
+            out_stream = sys.stdout.buffer
+            out_target = out_stream
+        elif out_fmt == "jelly":
+            out_target = args.output   # the writer gzips a .gz path
+            created = args.output
+            out_stream = None
+        else:
+            created = args.output
+            out_stream = _open_out_text(args.output)
+        if in_fmt == "jelly" and out_fmt == "jelly":
+            n, frames = _convert_jelly_to_jelly(args, in_stream, out_target)
+        elif in_fmt == "jelly":
+            try:
+                n, frames = _convert_jelly_to_text(args, in_stream, out_fmt, out_stream)
+            finally:
+                if out_stream is not sys.stdout.buffer:
+                    out_stream.close()
+        else:
+            n, frames = _convert_text_to_jelly(args, in_stream, in_fmt, out_target)
+        created = None
+    finally:
+        if in_stream is not sys.stdin.buffer:
+            in_stream.close()
+        if created is not None:   # do not leave half a file behind
+            try:
+                os.unlink(created)
+            except OSError:
+                pass
+    if args.verbose:
+        print(f"{n} statements, {frames} frames", file=sys.stderr)
+    return 0
+
+
+def _open_out_text(path: str):
+    try:
+        raw = open(path, "wb")
+    except OSError as exc:
+        raise CliError(f"cannot write {path!r}: {exc.strerror or exc}") from None
+    if path.lower().endswith(".gz"):
+        return _GzipOwner(raw)
+    return raw
+
+
+class _GzipOwner(gzip.GzipFile):
+    def __init__(self, raw):
+        super().__init__(fileobj=raw, mode="wb", mtime=0)
+        self._raw_owned = raw
+
+    def close(self):
+        try:
+            super().close()
+        finally:
+            self._raw_owned.close()
+
+
+# -- inspect / validate --------------------------------------------------------------------------
+
+def _options_dict(o: StreamOptions) -> dict:
+    lt = o.logical_type
+    return {
+        "stream_name": o.stream_name,
+        "physical_type": PhysicalStreamType(o.physical_type).name,
+        "logical_type": lt.name if isinstance(lt, LogicalStreamType) else int(lt),
+        "generalized_statements": o.generalized_statements,
+        "rdf_star": o.rdf_star,
+        "max_name_table_size": o.max_name_table_size,
+        "max_prefix_table_size": o.max_prefix_table_size,
+        "max_datatype_table_size": o.max_datatype_table_size,
+        "version": o.version,
+    }
+
+
+def cmd_inspect(args) -> int:
+    from ._decoder import ROW_KINDS
+    stream = _open_in(args.file)
+    frames = []
+    totals = dict.fromkeys(ROW_KINDS, 0)
+    totals.update(bytes=0, metadata=0)
+    try:
+        with Reader(stream) as reader:
+            for frame in reader.frames():
+                rows = frame.rows
+                for k, v in rows.items():
+                    totals[k] += v
+                totals["bytes"] += reader.last_frame_size
+                totals["metadata"] += len(frame.metadata)
+                if not args.summary:
+                    rows.update(frame=frame.index, bytes=reader.last_frame_size,
+                                metadata=len(frame.metadata))
+                    frames.append(rows)
+            options = reader.options
+            delimited = reader.delimited
+            count = reader.frame_count
+    finally:
+        if stream is not sys.stdin.buffer:
+            stream.close()
+    report = {
+        "file": args.file,
+        "delimited": delimited,
+        "frames": count,
+        "options": _options_dict(options) if options is not None else None,
+        "totals": totals,
+    }
+    if not args.summary:
+        report["frame_rows"] = frames
+    if args.json:
+        json.dump(report, sys.stdout, indent=2)
+        print()
+        return 0
+    out = sys.stdout
+    print(f"file: {args.file} ({'delimited' if delimited else 'single frame'}, {count} frames)",
+          file=out)
+    if options is not None:
+        print("options:", file=out)
+        for k, v in report["options"].items():
+            print(f"  {k}: {v}", file=out)
+    cols = ["frame", "bytes", *ROW_KINDS, "metadata"]
+    widths = [max(len(c), 7) for c in cols]
+    if not args.summary:
+        print("  ".join(c.rjust(w) for c, w in zip(cols, widths)), file=out)
+        for rows in frames:
+            print("  ".join(str(rows[c]).rjust(w) for c, w in zip(cols, widths)), file=out)
+    print("  ".join(str(totals.get(c, "total")).rjust(w) for c, w in zip(cols, widths)), file=out)
+    return 0
+
+
+def cmd_validate(args) -> int:
+    stream = _open_in(args.file)
+    statements = 0
+    try:
+        with Reader(stream, strict=True) as reader:
+            for frame in reader.frames():
+                statements += len(frame.statements)
+            options = reader.options
+            if options is None:
+                raise JellyError("no stream options row: not a Jelly stream")
+            if reader._decoder.in_graph_now:
+                raise JellyError("the stream ends inside a graph (graph_end missing)")
+            try:
+                options.validate_for_writing()
+            except JellyError as exc:
+                raise JellyError(f"stream options: {exc}") from None
+            frames = reader.frame_count
+    finally:
+        if stream is not sys.stdin.buffer:
+            stream.close()
+    if not args.quiet:
+        print(f"valid: {frames} frames, {statements} statements")
+    return 0
+
+
+# -- entry point ---------------------------------------------------------------------------------
+
+def _add_writer_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("Jelly output options")
+    g.add_argument("--options-from", metavar="FILE.jelly",
+                   help="copy physical/logical type, flags and table sizes from this Jelly file")
+    g.add_argument("--preset", choices=sorted(PRESETS),
+                   help="table sizes: small (128/16/16) or big (4000/150/32, the default)")
+    g.add_argument("--physical-type", choices=["triples", "quads", "graphs"])
+    g.add_argument("--logical-type", choices=[m.name.lower() for m in LogicalStreamType if m.value])
+    g.add_argument("--max-name-table-size", type=int, metavar="N")
+    g.add_argument("--max-prefix-table-size", type=int, metavar="N")
+    g.add_argument("--max-datatype-table-size", type=int, metavar="N")
+    g.add_argument("--rows-per-frame", type=int, default=DEFAULT_ROWS_PER_FRAME, metavar="N",
+                   help=f"rows per frame of flat streams (default {DEFAULT_ROWS_PER_FRAME})")
+    g.add_argument("--rdf-star", action="store_true", help="allow RDF-star quoted triples")
+    g.add_argument("--generalized", action="store_true", help="allow generalized statements")
+    g.add_argument("--single-frame", action="store_true",
+                   help="write one non-delimited frame instead of a delimited stream")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise CliError(message)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="jelly", description="Convert, inspect and validate Jelly-RDF streams.")
+    parser.add_argument("--version", action="version", version=f"jelly {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    conv = sub.add_parser("convert", help="convert between Jelly and N-Triples / N-Quads",
+                          description="Convert between Jelly (.jelly, .jelly.gz) and N-Triples / "
+                                      "N-Quads (.nt, .nq). '-' is stdin / stdout.")
+    conv.add_argument("input")
+    conv.add_argument("output")
+    conv.add_argument("--from", dest="from_format", metavar="FORMAT",
+                      help=f"input format ({', '.join(FORMATS)})")
+    conv.add_argument("--to", dest="to_format", metavar="FORMAT",
+                      help=f"output format ({', '.join(FORMATS)})")
+    conv.add_argument("--messages", action="store_true",
+                      help="RDF message log: one '# @message' line per Jelly frame")
+    conv.add_argument("-v", "--verbose", action="store_true", help="print counts on stderr")
+    _add_writer_options(conv)
+    conv.set_defaults(func=cmd_convert)
+    insp = sub.add_parser("inspect", help="show stream options and rows per frame")
+    insp.add_argument("file")
+    insp.add_argument("--json", action="store_true", help="machine-readable output")
+    insp.add_argument("--summary", action="store_true", help="totals only, no per-frame rows")
+    insp.set_defaults(func=cmd_inspect)
+    val = sub.add_parser("validate", help="check a Jelly file strictly; exit status 0 or 1")
+    val.add_argument("file")
+    val.add_argument("-q", "--quiet", action="store_true")
+    val.set_defaults(func=cmd_validate)
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        if args.command is None:
+            parser.print_help(sys.stderr)
+            return 2
+        return args.func(args)
+    except JellyError as exc:
+        _die(str(exc))
+        return 1
+    except BrokenPipeError:
+        try:   # the reader of our output went away (e.g. `| head`): not an error
+            sys.stdout = None
+        except Exception:
+            pass
+        return 0
+    except KeyboardInterrupt:
+        return 130
+    except OSError as exc:
+        _die(f"{exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else ""))
+        return 1
+    except Exception as exc:  # a bug: still one line, but say so
+        if os.environ.get("JELLY_DEBUG"):
+            raise
+        _die(f"internal error: {exc!r} (set JELLY_DEBUG=1 for a traceback)")
+        return 2
+
+
+def _die(message: str) -> None:
+    message = " ".join(message.split())
+    print(f"jelly: error: {message}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
