@@ -92,68 +92,64 @@ def _writer_options(args, input_format: str, first_is_quad: bool, messages: bool
         generalized_statements=True if args.generalized else None)
 
 
-def _text_items(stream, messages_flag: bool) -> Iterator:
-    from ._ntriples import parse_nquads
-    return parse_nquads(_text_input(stream), messages=True)
+#: Statements read ahead to find out whether text input is a message log: a delimiter within
+#: them makes every message one frame, exactly.
+MESSAGE_LOOKAHEAD = 100_000
 
 
 def _convert_text_to_jelly(args, in_stream, in_fmt, out_target) -> tuple[int, int]:
-    from ._ntriples import MESSAGE
-    items = _text_items(in_stream, args.messages)
-    first = next(items, None)
-    messages = args.messages or first is MESSAGE
-    first_is_quad = first is not None and first is not MESSAGE and len(first) == 4
+    from ._ntriples import MESSAGE, parse_nquads
+    items = parse_nquads(_text_input(in_stream), messages=True)
+    head: list = []
+    delimited = False      # did the look-ahead stop at a delimiter?
+    for item in items:
+        if item is MESSAGE:
+            delimited = True
+            break
+        head.append(item)
+        if len(head) >= MESSAGE_LOOKAHEAD:
+            break
+    messages = args.messages or delimited
+    first_is_quad = bool(head) and len(head[0]) == 4
     options = _writer_options(args, in_fmt, first_is_quad, messages)
-    statements = 0
+    statements = len(head)
     with Writer(out_target, options, rows_per_frame=args.rows_per_frame,
                 delimited=not args.single_frame) as writer:
-        if first is None:
-            return 0, 0
         if not messages:
-            def flat():
-                yield first
-                for item in items:
-                    if item is MESSAGE:
-                        raise CliError("a '# @message' line after statements: pass --messages "
-                                       "to read the input as a message log")
-                    yield item
-            counter = _Counter(flat())
-            writer.write_all(counter)
-            return counter.n, writer.frames_written
+            writer.write_all(head)
+            for item in items:
+                if item is MESSAGE:
+                    # A delimiter after the look-ahead: from here on, one frame per message.
+                    messages = delimited = True
+                    break
+                writer.write(item)
+                statements += 1
+            if not messages:
+                return statements, writer
+            writer.flush_frame()
+            head = []
         # A message log: every message becomes one frame.  Statements before the first
-        # delimiter form the first message.
-        message: list = [] if first is MESSAGE else [first]
-        started = first is not MESSAGE
+        # delimiter form the first message; a log that starts with a delimiter does not start
+        # with an empty message.  The delimiter that ended the look-ahead opened a message.
+        if delimited:
+            if head:
+                writer.write_frame(head)
+            message, started = [], True
+        else:   # --messages, and no delimiter yet
+            message, started = head, bool(head)
         for item in items:
             if item is MESSAGE:
                 if started:
                     writer.write_frame(message)
-                    statements += len(message)
                 message = []
                 started = True
             else:
                 message.append(item)
+                statements += 1
                 started = True
         if started:
             writer.write_frame(message)
-            statements += len(message)
-    return statements, writer.frames_written
-
-
-class _Counter:
-    def __init__(self, it):
-        self._it = iter(it)
-        self.n = 0
-
-    def __iter__(self):
-        return self
-
-    def __next__(self):
-        item = next(self._it)
-        self.n += 1
-        return item
-
-
+    return statements, writer
 def _convert_jelly_to_text(args, in_stream, out_fmt, out_stream) -> tuple[int, int]:
     from ._ntriples import NQuadsWriter
     from ._terms import DEFAULT_GRAPH
@@ -202,7 +198,7 @@ def _convert_jelly_to_jelly(args, in_stream, out_target) -> tuple[int, int]:
                 else:
                     writer.write_all(frame.statements)
                 statements += len(frame.statements)
-        return statements, writer.frames_written
+    return statements, writer.frames_written
 
 
 def cmd_convert(args) -> int:
@@ -232,7 +228,8 @@ def cmd_convert(args) -> int:
                 if out_stream is not sys.stdout.buffer:
                     out_stream.close()
         else:
-            n, frames = _convert_text_to_jelly(args, in_stream, in_fmt, out_target)
+            n, writer = _convert_text_to_jelly(args, in_stream, in_fmt, out_target)
+            frames = writer.frames_written   # read after the writer closed: the last frame counts
         created = None
     finally:
         if in_stream is not sys.stdin.buffer:
