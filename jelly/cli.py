@@ -225,14 +225,14 @@ def cmd_convert(args) -> int:
             try:
                 n, frames = _convert_jelly_to_text(args, in_stream, out_fmt, out_stream)
             finally:
-                if out_stream is not sys.stdout.buffer:
+                if args.output != "-":
                     out_stream.close()
         else:
             n, writer = _convert_text_to_jelly(args, in_stream, in_fmt, out_target)
             frames = writer.frames_written   # read after the writer closed: the last frame counts
         created = None
     finally:
-        if in_stream is not sys.stdin.buffer:
+        if args.input != "-":
             in_stream.close()
         if created is not None:   # do not leave half a file behind
             try:
@@ -305,7 +305,7 @@ def cmd_inspect(args) -> int:
             delimited = reader.delimited
             count = reader.frame_count
     finally:
-        if stream is not sys.stdin.buffer:
+        if args.file != "-":
             stream.close()
     report = {
         "file": args.file,
@@ -355,7 +355,7 @@ def cmd_validate(args) -> int:
                 raise JellyError(f"stream options: {exc}") from None
             frames = reader.frame_count
     finally:
-        if stream is not sys.stdin.buffer:
+        if args.file != "-":
             stream.close()
     if not args.quiet:
         print(f"valid: {frames} frames, {statements} statements")
@@ -420,6 +420,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     parser = build_parser()
+    if argv is not None:
+        argv = [os.fspath(a) for a in argv]
     try:
         args = parser.parse_args(argv)
         if args.command is None:
