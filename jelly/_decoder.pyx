@@ -11,6 +11,7 @@ One ``Decoder`` holds the state of one stream (options, lookup tables, repeated 
 must be fed in order.  After an error it stays failed.
 """
 
+cimport cython
 from libc.stdint cimport uint64_t, uint32_t, int32_t
 from libc.stdlib cimport calloc, free
 from libc.string cimport memcpy
@@ -18,6 +19,9 @@ from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE, PyBytes_FromStri
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 from cpython.list cimport PyList_GET_ITEM, PyList_SET_ITEM
 from cpython.ref cimport Py_INCREF
+
+cdef extern from "Python.h":
+    void PyObject_GC_UnTrack(object)
 
 from ._wire cimport read_varint, skip_field, WT_VARINT, WT_LEN
 from ._terms cimport IRI, make_iri, make_bnode, make_literal, make_triple
@@ -67,6 +71,12 @@ cdef int SPO_KINDS[4]
 SPO_KINDS[:] = [K_IRI, K_BNODE, K_LITERAL, K_TRIPLE]
 cdef int GRAPH_KINDS[4]
 GRAPH_KINDS[:] = [K_IRI, K_BNODE, K_DEFAULT, K_LITERAL]
+
+# Physical stream types, as C constants for the hot path.
+cdef enum:
+    PT_TRIPLES = 1
+    PT_QUADS = 2
+    PT_GRAPHS = 3
 
 # Row oneof field numbers.
 cdef enum:
@@ -179,6 +189,7 @@ cdef inline int _kind_schema(int kind, int* sub) noexcept:
     return F_MSG
 
 
+@cython.final
 cdef class Decoder:
     """Decoding state of one Jelly stream; feed it frames in order with :meth:`decode_frame`."""
 
@@ -584,6 +595,7 @@ cdef class Decoder:
         cdef Slot slots[4]
         cdef int n = 4 if quad else 3
         cdef object s, pr, o, g
+        cdef tuple st
         self._scan(M_QUAD if quad else M_TRIPLE, p, end, slots, n, 1)
         if slots[0].field:
             s = self._slot_term(&slots[0], SPO_KINDS[(slots[0].field - 1) & 3], M_TRIPLE, 0)
@@ -616,11 +628,15 @@ cdef class Decoder:
                 g = self.last_g
                 if g is None:
                     self._fail(p, "repeated graph in the first quad of the stream")
-            self.out.append((s, pr, o, g))
-        elif self.physical_type == PhysicalStreamType.GRAPHS:
-            self.out.append((s, pr, o, self.graph))
+            st = (s, pr, o, g)
+        elif self.physical_type == PT_GRAPHS:
+            st = (s, pr, o, self.graph)
         else:
-            self.out.append((s, pr, o))
+            st = (s, pr, o)
+        if self.mode == MODE_NATIVE:
+            # Native terms are never in cycles: keep the collector away from the statement tuples.
+            PyObject_GC_UnTrack(st)
+        self.out.append(st)
         return 0
 
     cdef int _graph_start(self, const unsigned char* p, const unsigned char* end) except -1:
@@ -836,6 +852,15 @@ cdef class Decoder:
         cdef int f, sub = 0
         cdef bytes merged
         row.field = 0
+        # Fast path: the row is one length-delimited member of the oneof filling the row.
+        if p < end and (p[0] & 7) == WT_LEN and p[0] < 0x80:
+            f = p[0] >> 3
+            if 1 <= f <= 6 or 9 <= f <= 11:
+                q = read_varint(p + 1, end, &v)
+                if q != NULL and v == <uint64_t>(end - q):
+                    self.counts[ROW_KIND_INDEX[f]] += 1
+                    self._row_content(f, q, end)
+                    return 0
         # The row is one oneof of message members: find the winner.
         while p < end:
             tagpos = p
@@ -890,23 +915,23 @@ cdef class Decoder:
             self._fail(p, "the stream does not start with a stream options row")
         pt = self.physical_type
         if f == ROW_TRIPLE:
-            if pt == PhysicalStreamType.QUADS:
+            if pt == PT_QUADS:
                 self._fail(p, "triple row in a QUADS stream")
-            if pt == PhysicalStreamType.GRAPHS and not self.in_graph:
+            if pt == PT_GRAPHS and not self.in_graph:
                 self._fail(p, "triple row outside a graph in a GRAPHS stream")
             self._statement(p, end, False)
         elif f == ROW_QUAD:
-            if pt != PhysicalStreamType.QUADS:
+            if pt != PT_QUADS:
                 self._fail(p, f"quad row in a {PhysicalStreamType(pt).name} stream")
             self._statement(p, end, True)
         elif f == ROW_NAME or f == ROW_PREFIX or f == ROW_DATATYPE:
             self._entry(f, p, end)
         elif f == ROW_GRAPH_START:
-            if pt != PhysicalStreamType.GRAPHS:
+            if pt != PT_GRAPHS:
                 self._fail(p, f"graph_start row in a {PhysicalStreamType(pt).name} stream")
             self._graph_start(p, end)
         elif f == ROW_GRAPH_END:
-            if pt != PhysicalStreamType.GRAPHS:
+            if pt != PT_GRAPHS:
                 self._fail(p, f"graph_end row in a {PhysicalStreamType(pt).name} stream")
             self._validate(M_EMPTY, p, end, 0)
             if not self.in_graph:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import Iterator
 
 from ._decoder import Decoder, Frame
@@ -74,9 +75,9 @@ class Reader:
             yield frame
 
     def __iter__(self) -> Iterator[tuple]:
-        """Yield every statement: ``(s, p, o)`` for TRIPLES streams, ``(s, p, o, g)`` otherwise."""
-        for frame in self.frames():
-            yield from frame.statements
+        """Iterate every statement: ``(s, p, o)`` for TRIPLES streams, ``(s, p, o, g)`` otherwise."""
+        # chain walks each frame's list in C: no Python frame per statement.
+        return itertools.chain.from_iterable(frame.statements for frame in self.frames())
 
     @property
     def options(self) -> StreamOptions | None:
@@ -105,8 +106,9 @@ class Reader:
 def parse(source, *, limits: ReaderLimits | None = None, factory=None,
           strict: bool = False) -> Iterator[tuple]:
     """Iterate the statements of a Jelly stream, frame by frame (see :class:`Reader`)."""
-    with Reader(source, limits=limits, factory=factory, strict=strict) as reader:
-        yield from reader
+    return itertools.chain.from_iterable(
+        frame.statements for frame in parse_frames(source, limits=limits, factory=factory,
+                                                   strict=strict))
 
 
 def parse_frames(source, *, limits: ReaderLimits | None = None, factory=None,
