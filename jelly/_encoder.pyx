@@ -8,6 +8,7 @@ statement row.  Lookups are LRU tables.  A slot that the current statement alrea
 evicted (tables too small for one statement are an error, not a corrupt stream).
 """
 
+cimport cython
 from libc.stdint cimport uint64_t, uint32_t
 from libc.stdlib cimport malloc, realloc, free
 from libc.string cimport memcpy, memmove
@@ -50,6 +51,21 @@ cdef struct Planned:
     Py_ssize_t n1
     const char* s2              # language tag
     Py_ssize_t n2
+
+
+cdef inline bint _same_term(object a, object b) except -1:
+    # Equality for the repeated-term check, without a Python-level __eq__ call for the usual
+    # cases (the same object, or two IRIs).
+    if a is b:
+        return True
+    cdef type ta = type(a)
+    if ta is not type(b):
+        return False
+    if ta is IRI:
+        return (<IRI>a).value == (<IRI>b).value
+    if ta is BlankNode:
+        return (<BlankNode>a).value == (<BlankNode>b).value
+    return a == b
 
 
 cdef class _Lookup:
@@ -142,14 +158,22 @@ class _TableFull(Exception):
         self.table = table
 
 
+@cython.no_gc
 cdef class _IriSplit:
-    """An IRI split into prefix and name, with the slots it last resolved to."""
+    """An IRI split into prefix and name, with the slots it last resolved to (as a name and as
+    a datatype)."""
     cdef str prefix
     cdef str name
     cdef uint32_t prefix_slot
     cdef uint64_t prefix_gen
     cdef uint32_t name_slot
     cdef uint64_t name_gen
+    cdef uint32_t dt_slot
+    cdef uint64_t dt_gen
+
+
+# Each encoder gets an id, so that the split cached on an IRI object is known to be its own.
+cdef unsigned long long _next_encoder_id = 0
 
 
 cdef class Encoder:
@@ -166,6 +190,8 @@ cdef class Encoder:
     cdef uint32_t n_names, n_prefixes, n_datatypes
     cdef _Lookup names, prefixes, datatypes
     cdef dict iri_splits
+    cdef unsigned long long encoder_id
+    cdef str last_prefix
     cdef object term_adapter
     cdef uint32_t last_prefix_id, last_name_id
     cdef object last_s, last_p, last_o, last_g
@@ -216,6 +242,10 @@ cdef class Encoder:
         self.prefixes = _Lookup(self.n_prefixes)
         self.datatypes = _Lookup(self.n_datatypes)
         self.iri_splits = {}
+        global _next_encoder_id
+        _next_encoder_id += 1
+        self.encoder_id = _next_encoder_id
+        self.last_prefix = None
         self.term_adapter = term_adapter
         self.max_depth = max_quoted_depth
         self.repeat_terms = True
@@ -367,24 +397,35 @@ cdef class Encoder:
         return &self.plan[self.plan_len - 1]
 
     cdef _IriSplit _split(self, IRI iri):
-        cdef _IriSplit sp = self.iri_splits.get(iri.value)
-        cdef str v
-        cdef Py_ssize_t i, cut
-        if sp is not None:
-            return sp
-        sp = _IriSplit.__new__(_IriSplit)
+        cdef _IriSplit sp
+        cdef str v, last
+        cdef Py_ssize_t cut
+        # The same IRI object again (decoders and parsers share them): no lookup at all.
+        if iri._enc_id == self.encoder_id:
+            return <_IriSplit>iri._enc
         v = iri.value
-        if self.n_prefixes == 0 or self.whole_iris:
-            sp.prefix = ""
-            sp.name = v
-        else:
-            # Split after the last '/' or '#', as jelly-jvm does.
-            cut = max(v.rfind("/"), v.rfind("#")) + 1
-            sp.prefix = v[:cut]
-            sp.name = v[cut:]
-        if len(self.iri_splits) >= IRI_CACHE_MAX:
-            self.iri_splits.clear()
-        self.iri_splits[v] = sp
+        sp = self.iri_splits.get(v)
+        if sp is None:
+            sp = _IriSplit.__new__(_IriSplit)
+            if self.n_prefixes == 0 or self.whole_iris:
+                sp.prefix = ""
+                sp.name = v
+            else:
+                # Split after the last '/' or '#', as jelly-jvm does.
+                cut = max(v.rfind("/"), v.rfind("#")) + 1
+                last = self.last_prefix
+                # Runs of IRIs share a prefix: reuse its string (and cached hash) when it fits.
+                if last is not None and len(last) == cut and v.startswith(last):
+                    sp.prefix = last
+                else:
+                    sp.prefix = v[:cut]
+                    self.last_prefix = sp.prefix
+                sp.name = v[cut:]
+            if len(self.iri_splits) >= IRI_CACHE_MAX:
+                self.iri_splits.clear()
+            self.iri_splits[v] = sp
+        iri._enc = sp
+        iri._enc_id = self.encoder_id
         return sp
 
     cdef int _resolve_iri(self, IRI iri, Planned* pl) except -1:
@@ -439,6 +480,7 @@ cdef class Encoder:
         cdef Triple tr
         cdef uint32_t dt
         cdef str dts
+        cdef _IriSplit sp
         if t is IRI:
             pl = self._push()
             self._resolve_iri(<IRI>term, pl)
@@ -461,11 +503,18 @@ cdef class Encoder:
                 if self.n_datatypes == 0:
                     raise JellyEncodeError(
                         f"typed literal {lit!r} needs the datatype table, whose size is 0")
-                dts = (<IRI>lit.datatype).value
-                dt = self.datatypes.find(dts, self.epoch)
-                if dt == 0:
-                    dt = self.datatypes.assign(dts, self.epoch)
-                    self._entry_row(0x5A, self.datatypes, dt, dts)
+                sp = self._split(<IRI>lit.datatype)
+                if sp.dt_slot and self.datatypes.gen[sp.dt_slot] == sp.dt_gen:
+                    dt = sp.dt_slot
+                    self.datatypes.touch(dt, self.epoch)
+                else:
+                    dts = (<IRI>lit.datatype).value
+                    dt = self.datatypes.find(dts, self.epoch)
+                    if dt == 0:
+                        dt = self.datatypes.assign(dts, self.epoch)
+                        self._entry_row(0x5A, self.datatypes, dt, dts)
+                    sp.dt_slot = dt
+                    sp.dt_gen = self.datatypes.gen[dt]
             else:
                 dt = 0
             pl = self._push()
@@ -582,7 +631,7 @@ cdef class Encoder:
 
     cdef inline int _position(self, object term, int pos, object last) except -1:
         cdef Planned* pl
-        if self.repeat_terms and last is not None and (term is last or term == last):
+        if self.repeat_terms and last is not None and _same_term(term, last):
             pl = self._push()
             pl.kind = K_NONE
             return 0
@@ -616,6 +665,9 @@ cdef class Encoder:
         if self.conflicts > 8:
             self.whole_iris = True
             self.iri_splits.clear()
+            global _next_encoder_id   # a new id invalidates the splits cached on IRI objects
+            _next_encoder_id += 1
+            self.encoder_id = _next_encoder_id
         self.last_prefix_id = lp
         self.last_name_id = ln
         self.epoch += 1

@@ -4,6 +4,9 @@
 cdef class IRI:
     cdef readonly str value
     cdef Py_hash_t _hash
+    # Encoder-private cache (its split and lookup slots), valid for the encoder whose id matches.
+    cdef object _enc
+    cdef unsigned long long _enc_id
 
 cdef class BlankNode:
     cdef readonly str value
