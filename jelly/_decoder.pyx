@@ -25,6 +25,7 @@ cdef extern from "Python.h":
 
 from ._wire cimport read_varint, skip_field, WT_VARINT, WT_LEN
 from ._terms cimport IRI, make_iri, make_bnode, make_literal, make_triple
+from ._ntriples cimport _iri_nt, _lex_nt, _bnode_nt
 
 from ._terms import DEFAULT_GRAPH, XSD_STRING
 from .errors import JellyDecodeError, JellyLimitError, JellyTruncatedError
@@ -64,6 +65,13 @@ cdef enum:
 cdef enum:
     MODE_NATIVE = 0      # jelly's own term types
     MODE_FACTORY = 1     # calls into a Python term factory (rdflib and friends)
+    MODE_NT = 2          # N-Triples strings (the default graph is None)
+
+# Output shapes of a frame's statements.
+cdef enum:
+    OUT_TUPLES = 0       # a list of (s, p, o) / (s, p, o, g) tuples
+    OUT_COLUMNS = 1      # a tuple of lists (s, p, o) or (s, p, o, g): no tuple per statement
+    OUT_LINES = 2        # a list of N-Triples / N-Quads lines (MODE_NT only)
 
 # Oneof member kinds of the subject/predicate/object oneofs and of the graph oneof, by
 # (field - 1) & 3.
@@ -98,6 +106,9 @@ cdef int ROW_KIND_INDEX[12]
 ROW_KIND_INDEX[:] = [0, 0, 1, 2, 3, 4, 5, 0, 0, 6, 7, 8]
 
 
+cdef object _UNSET = object()
+
+
 cdef struct Slot:
     # The state of one oneof while a message is scanned.
     int field                       # the member set last (0: none)
@@ -112,7 +123,7 @@ cdef class Frame:
     """One decoded frame: its statements, metadata and namespace declarations."""
 
     cdef readonly Py_ssize_t index
-    cdef readonly list statements
+    cdef readonly object statements
     cdef readonly dict metadata
     cdef readonly list namespaces
     cdef readonly tuple row_counts
@@ -130,6 +141,10 @@ cdef class Frame:
         return dict(zip(ROW_KINDS, self.row_counts))
 
     def __len__(self):
+        """Number of statements (also for column output, where ``statements`` is a tuple of
+        lists)."""
+        if type(self.statements) is tuple:
+            return len(self.statements[0]) if self.statements else 0
         return len(self.statements)
 
     def __iter__(self):
@@ -195,6 +210,7 @@ cdef class Decoder:
 
     # Configuration.
     cdef int mode
+    cdef int output
     cdef object factory
     cdef object f_iri, f_bnode, f_literal, f_triple, f_datatype
     cdef object default_graph
@@ -233,6 +249,7 @@ cdef class Decoder:
 
     # Output of the frame being decoded.
     cdef list out
+    cdef list col_s, col_p, col_o, col_g
     cdef list out_namespaces
 
     def __cinit__(self):
@@ -240,17 +257,36 @@ cdef class Decoder:
         self.cache_gen = NULL
         self.prefix_gen = NULL
 
-    def __init__(self, *, limits=None, factory=None, strict=False):
+    def __init__(self, *, limits=None, factory=None, strict=False, terms="native",
+                 output="tuples"):
         """``factory`` builds terms other than jelly's own: an object with callables
         ``iri(str)``, ``bnode(str)``, ``literal(lex, language, datatype)``, ``triple(s, p, o)``,
-        ``datatype(str)`` (the object passed to ``literal``) and a ``default_graph`` value."""
+        ``datatype(str)`` (the object passed to ``literal``) and a ``default_graph`` value.
+
+        ``terms="nt"`` builds every term as its N-Triples string instead (the default graph is
+        ``None``).  ``output`` shapes each frame's ``statements``: ``"tuples"`` (a list of
+        tuples), ``"columns"`` (a tuple of lists, one per position) or ``"lines"`` (a list of
+        N-Triples / N-Quads lines; needs ``terms="nt"``).
+        """
         limits = limits if limits is not None else DEFAULT_LIMITS
         self.cap_names = limits.max_name_table_size
         self.cap_prefixes = limits.max_prefix_table_size
         self.cap_datatypes = limits.max_datatype_table_size
         self.max_depth = limits.max_quoted_depth
         self.strict = strict
-        if factory is None:
+        if output not in ("tuples", "columns", "lines"):
+            raise ValueError(f"output must be 'tuples', 'columns' or 'lines', not {output!r}")
+        if terms not in ("native", "nt"):
+            raise ValueError(f"terms must be 'native' or 'nt', not {terms!r}")
+        if output == "lines" and terms != "nt":
+            raise ValueError("output='lines' needs terms='nt'")
+        self.output = {"tuples": OUT_TUPLES, "columns": OUT_COLUMNS, "lines": OUT_LINES}[output]
+        if terms == "nt":
+            if factory is not None:
+                raise ValueError("give either a factory or terms='nt', not both")
+            self.mode = MODE_NT
+            self.default_graph = None
+        elif factory is None:
             self.mode = MODE_NATIVE
             self.default_graph = DEFAULT_GRAPH
         else:
@@ -262,6 +298,8 @@ cdef class Decoder:
             self.f_triple = factory.triple
             self.f_datatype = factory.datatype
             self.default_graph = factory.default_graph
+        # None is a term in N-Triples mode (the default graph), so "no previous term" is _UNSET.
+        self.last_s = self.last_p = self.last_o = self.last_g = _UNSET
         self.options = None
         self.failed = None
         self.frame_index = 0
@@ -392,6 +430,8 @@ cdef class Decoder:
     cdef object _make_iri(self, str value):
         if self.mode == MODE_NATIVE:
             return make_iri(value)
+        if self.mode == MODE_NT:
+            return _iri_nt(value)
         return self.f_iri(value)
 
     cdef object _resolve_iri(self, uint64_t pid64, uint64_t nid64, const unsigned char* at):
@@ -493,6 +533,12 @@ cdef class Decoder:
             dtobj = None
         if self.mode == MODE_NATIVE:
             return make_literal(lex, lang, dtobj)
+        if self.mode == MODE_NT:
+            if lang is not None:
+                return f"{_lex_nt(lex)}@{<str>lang}"
+            if dtobj is not None:
+                return _lex_nt(lex) + <str>dtobj      # dtobj is "^^<iri>"
+            return _lex_nt(lex)
         return self.f_literal(lex, lang, dtobj)
 
     cdef object _slot_term(self, Slot* s, int kind, int mtype, int depth):
@@ -548,6 +594,8 @@ cdef class Decoder:
             label = self._string(p, end)
             if self.mode == MODE_NATIVE:
                 return make_bnode(label)
+            if self.mode == MODE_NT:
+                return _bnode_nt(label)
             return self.f_bnode(label)
         if kind == K_LITERAL:
             return self._literal(p, end)
@@ -575,6 +623,8 @@ cdef class Decoder:
             self._check_generalized(p, slots, 3)
         if self.mode == MODE_NATIVE:
             return make_triple(s, pr, o)
+        if self.mode == MODE_NT:
+            return f"<< {<str>s} {<str>pr} {<str>o} >>"
         return self.f_triple(s, pr, o)
 
     cdef int _check_generalized(self, const unsigned char* at, Slot* slots, int n) except -1:
@@ -602,21 +652,21 @@ cdef class Decoder:
             self.last_s = s
         else:
             s = self.last_s
-            if s is None:
+            if s is _UNSET:
                 self._fail(p, "repeated subject in the first statement of the stream")
         if slots[1].field:
             pr = self._slot_term(&slots[1], SPO_KINDS[(slots[1].field - 1) & 3], M_TRIPLE, 0)
             self.last_p = pr
         else:
             pr = self.last_p
-            if pr is None:
+            if pr is _UNSET:
                 self._fail(p, "repeated predicate in the first statement of the stream")
         if slots[2].field:
             o = self._slot_term(&slots[2], SPO_KINDS[(slots[2].field - 1) & 3], M_TRIPLE, 0)
             self.last_o = o
         else:
             o = self.last_o
-            if o is None:
+            if o is _UNSET:
                 self._fail(p, "repeated object in the first statement of the stream")
         if self.strict:
             self._check_generalized(p, slots, n)
@@ -626,17 +676,28 @@ cdef class Decoder:
                 self.last_g = g
             else:
                 g = self.last_g
-                if g is None:
+                if g is _UNSET:
                     self._fail(p, "repeated graph in the first quad of the stream")
-            st = (s, pr, o, g)
         elif self.physical_type == PT_GRAPHS:
-            st = (s, pr, o, self.graph)
+            g = self.graph
+            quad = True
+        if self.output == OUT_TUPLES:
+            st = (s, pr, o, g) if quad else (s, pr, o)
+            if self.mode != MODE_FACTORY:
+                # Native terms and strings are never in cycles: keep the collector away from
+                # the statement tuples.
+                PyObject_GC_UnTrack(st)
+            self.out.append(st)
+        elif self.output == OUT_COLUMNS:
+            self.col_s.append(s)
+            self.col_p.append(pr)
+            self.col_o.append(o)
+            if quad:
+                self.col_g.append(g)
+        elif quad and g is not None:
+            self.out.append(f"{<str>s} {<str>pr} {<str>o} {<str>g} .\n")
         else:
-            st = (s, pr, o)
-        if self.mode == MODE_NATIVE:
-            # Native terms are never in cycles: keep the collector away from the statement tuples.
-            PyObject_GC_UnTrack(st)
-        self.out.append(st)
+            self.out.append(f"{<str>s} {<str>pr} {<str>o} .\n")
         return 0
 
     cdef int _graph_start(self, const unsigned char* p, const unsigned char* end) except -1:
@@ -708,6 +769,8 @@ cdef class Decoder:
                 self.datatypes[id32] = False
             elif self.mode == MODE_NATIVE:
                 self.datatypes[id32] = make_iri(value)
+            elif self.mode == MODE_NT:
+                self.datatypes[id32] = "^^" + _iri_nt(value)
             else:
                 self.datatypes[id32] = self.f_datatype(value)
             self.last_datatype_entry = id32
@@ -992,6 +1055,8 @@ cdef class Decoder:
             self.counts[i] = 0
         self.in_scratch = False
         self.out = []
+        if self.output == OUT_COLUMNS:
+            self.col_s, self.col_p, self.col_o, self.col_g = [], [], [], []
         self.out_namespaces = []
         try:
             while p < end:
@@ -1018,7 +1083,15 @@ cdef class Decoder:
                                        frame=self.frame_index, row=self.row_index)
             self.failed = exc
             raise exc
-        frame = Frame(self.frame_index, self.out, metadata, self.out_namespaces,
+        if self.output == OUT_COLUMNS:
+            if self.physical_type == PT_TRIPLES:
+                statements = (self.col_s, self.col_p, self.col_o)
+            else:
+                statements = (self.col_s, self.col_p, self.col_o, self.col_g)
+            self.col_s = self.col_p = self.col_o = self.col_g = None
+        else:
+            statements = self.out
+        frame = Frame(self.frame_index, statements, metadata, self.out_namespaces,
                       tuple([self.counts[i] for i in range(9)]))
         self.frame_index += 1
         self.out = None

@@ -22,14 +22,21 @@ class Reader:
     default statements hold jelly's own :class:`~jelly.IRI`, :class:`~jelly.BlankNode`,
     :class:`~jelly.Literal` and :class:`~jelly.Triple`.  ``strict=True`` also rejects
     RDF-star and generalized terms that the stream options do not announce.
+
+    ``terms="nt"`` gives every term as its N-Triples string (default graph: ``None``), and
+    ``output`` shapes :attr:`Frame.statements`: ``"tuples"``, ``"columns"`` (a tuple of lists,
+    one per position: what Arrow and Spark want) or ``"lines"`` (N-Triples / N-Quads lines).
+    Iterating a reader statement by statement needs ``output="tuples"``.
     """
 
     def __init__(self, source, *, limits: ReaderLimits | None = None, factory=None,
-                 strict: bool = False) -> None:
+                 strict: bool = False, terms: str = "native", output: str = "tuples") -> None:
         self.limits = limits if limits is not None else DEFAULT_LIMITS
         self._stream, self._owned = open_binary(source)
         self._frames = None
-        self._decoder = Decoder(limits=self.limits, factory=factory, strict=strict)
+        self._decoder = Decoder(limits=self.limits, factory=factory, strict=strict, terms=terms,
+                                output=output)
+        self._output = output
         self._source = None
         self._pending: list[Frame] = []   # frames read ahead to learn the options
         #: Size in bytes of the last frame read.
@@ -76,6 +83,8 @@ class Reader:
 
     def __iter__(self) -> Iterator[tuple]:
         """Iterate every statement: ``(s, p, o)`` for TRIPLES streams, ``(s, p, o, g)`` otherwise."""
+        if self._output == "columns":
+            raise ValueError("a reader with output='columns' is read frame by frame (frames())")
         # chain walks each frame's list in C: no Python frame per statement.
         return itertools.chain.from_iterable(frame.statements for frame in self.frames())
 
@@ -104,17 +113,19 @@ class Reader:
 
 
 def parse(source, *, limits: ReaderLimits | None = None, factory=None,
-          strict: bool = False) -> Iterator[tuple]:
+          strict: bool = False, terms: str = "native") -> Iterator[tuple]:
     """Iterate the statements of a Jelly stream, frame by frame (see :class:`Reader`)."""
     return itertools.chain.from_iterable(
         frame.statements for frame in parse_frames(source, limits=limits, factory=factory,
-                                                   strict=strict))
+                                                   strict=strict, terms=terms))
 
 
 def parse_frames(source, *, limits: ReaderLimits | None = None, factory=None,
-                 strict: bool = False) -> Iterator[Frame]:
+                 strict: bool = False, terms: str = "native",
+                 output: str = "tuples") -> Iterator[Frame]:
     """Iterate the frames of a Jelly stream as :class:`Frame` objects (see :class:`Reader`)."""
-    with Reader(source, limits=limits, factory=factory, strict=strict) as reader:
+    with Reader(source, limits=limits, factory=factory, strict=strict, terms=terms,
+                output=output) as reader:
         yield from reader.frames()
 
 
