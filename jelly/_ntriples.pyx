@@ -23,7 +23,8 @@ import io
 
 from .errors import RdfSyntaxError
 
-__all__ = ["term_to_nt", "statement_to_nt", "NQuadsWriter", "parse_nquads", "MESSAGE"]
+__all__ = ["term_to_nt", "statement_to_nt", "NQuadsWriter", "parse_nquads", "MESSAGE",
+           "TermParser", "parse_term"]
 
 cdef str _XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
 cdef str _MESSAGE_LINE = "# @message\n"
@@ -1132,3 +1133,32 @@ def parse_nquads(source, *, messages=False, chunk_size=_DEFAULT_CHUNK, allow_rel
     if chunk_size < 1:
         raise ValueError("chunk_size must be positive")
     return _parse_chunks(read, _Parser(bool(messages), bool(allow_relative_iris)), chunk_size)
+
+
+@cython.final
+cdef class TermParser:
+    """Parses single terms in N-Triples syntax (an IRI, blank node, literal or ``<< s p o >>``),
+    e.g. the string columns of a DataFrame; repeated IRIs come back as the same objects."""
+
+    cdef _Parser parser
+
+    def __init__(self):
+        self.parser = _Parser(False, False)
+
+    def parse(self, str text):
+        """The term that ``text`` spells; :class:`RdfSyntaxError` if it is not exactly one."""
+        cdef bytearray buf = bytearray(text.encode("utf-8", "surrogatepass"))
+        cdef _Parser p = self.parser
+        p.line = 1
+        p.begin(buf, len(buf))
+        p._ws()
+        term = p._term(0, 2)
+        p._ws()
+        if p.p != p.end:
+            p._fail("unexpected text after the term", p.p)
+        return term
+
+
+def parse_term(str text):
+    """The term that one N-Triples term string spells (see :class:`TermParser`)."""
+    return TermParser().parse(text)
