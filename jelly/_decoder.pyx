@@ -22,6 +22,8 @@ from cpython.ref cimport Py_INCREF
 
 cdef extern from "Python.h":
     void PyObject_GC_UnTrack(object)
+    int PyGC_Enable()
+    int PyGC_Disable()
 
 from ._wire cimport read_varint, skip_field, WT_VARINT, WT_LEN
 from ._terms cimport IRI, make_iri, make_bnode, make_literal, make_triple
@@ -1044,6 +1046,7 @@ cdef class Decoder:
         cdef const unsigned char* q
         cdef uint64_t tag, v
         cdef dict metadata = {}
+        cdef int gc_was_enabled
         if self.failed is not None:
             raise self.failed
         p = <const unsigned char*>PyBytes_AS_STRING(data)
@@ -1058,6 +1061,9 @@ cdef class Decoder:
         if self.output == OUT_COLUMNS:
             self.col_s, self.col_p, self.col_o, self.col_g = [], [], [], []
         self.out_namespaces = []
+        # A frame creates many objects and no cycles: without this, every 700 statement tuples
+        # would start a collection.  The collector is back on when the frame is done.
+        gc_was_enabled = PyGC_Disable()
         try:
             while p < end:
                 q = read_varint(p, end, &tag)
@@ -1083,6 +1089,9 @@ cdef class Decoder:
                                        frame=self.frame_index, row=self.row_index)
             self.failed = exc
             raise exc
+        finally:
+            if gc_was_enabled:
+                PyGC_Enable()
         if self.output == OUT_COLUMNS:
             if self.physical_type == PT_TRIPLES:
                 statements = (self.col_s, self.col_p, self.col_o)
