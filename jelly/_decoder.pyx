@@ -25,9 +25,9 @@ cdef extern from "Python.h":
     int PyGC_Enable()
     int PyGC_Disable()
 
-from ._wire cimport read_varint, skip_field, WT_VARINT, WT_LEN
+from ._wire cimport bad_tag, read_varint, skip_field, WT_VARINT, WT_LEN
 from ._terms cimport IRI, make_iri, make_bnode, make_literal, make_triple
-from ._ntriples cimport _iri_nt, _lex_nt, _bnode_nt
+from ._ntriples cimport _iri_nt, _lex_nt, _bnode_nt, _lang_nt
 
 from ._terms import DEFAULT_GRAPH, XSD_STRING
 from .errors import JellyDecodeError, JellyLimitError, JellyTruncatedError
@@ -346,8 +346,8 @@ cdef class Decoder:
             self._fail(p, "messages nested too deeply", JellyLimitError)
         while p < end:
             q = read_varint(p, end, &tag)
-            if q == NULL or (tag >> 3) == 0:
-                self._malformed(p, "bad field tag")
+            if q == NULL or bad_tag(tag):
+                self._malformed(p, "bad field tag (field 0, truncated, or longer than 10 bytes)")
             kind = _message_field_kind(mtype, tag >> 3, &sub)
             if kind == F_VARINT and (tag & 7) == WT_VARINT:
                 p = read_varint(q, end, &v)
@@ -363,7 +363,7 @@ cdef class Decoder:
             else:
                 p = skip_field(q, end, tag, 0)
             if p == NULL:
-                self._malformed(q, "truncated field")
+                self._malformed(q, "truncated field or varint longer than 10 bytes")
         return 0
 
     cdef int _validate_run(self, Slot* s, int mtype, const unsigned char* stop) except -1:
@@ -402,8 +402,8 @@ cdef class Decoder:
         while p < end:
             tagpos = p
             q = read_varint(p, end, &tag)
-            if q == NULL or (tag >> 3) == 0:
-                self._malformed(p, "bad field tag")
+            if q == NULL or bad_tag(tag):
+                self._malformed(p, "bad field tag (field 0, truncated, or longer than 10 bytes)")
             f = <int>(tag >> 3) - first_field
             if (tag & 7) == WT_LEN and 0 <= f < 4 * nslots and (tag >> 3) < 64:
                 p = read_varint(q, end, &v)
@@ -424,7 +424,7 @@ cdef class Decoder:
             else:
                 p = skip_field(q, end, tag, 0)
                 if p == NULL:
-                    self._malformed(q, "truncated field")
+                    self._malformed(q, "truncated field or varint longer than 10 bytes")
         return 0
 
     # ------------------------------------------------------------------ terms
@@ -475,8 +475,8 @@ cdef class Decoder:
         cdef const unsigned char* q
         while p < end:
             q = read_varint(p, end, &tag)
-            if q == NULL or (tag >> 3) == 0:
-                self._malformed(p, "bad field tag")
+            if q == NULL or bad_tag(tag):
+                self._malformed(p, "bad field tag (field 0, truncated, or longer than 10 bytes)")
             if tag == 0x08:
                 p = read_varint(q, end, &pid)
             elif tag == 0x10:
@@ -484,7 +484,7 @@ cdef class Decoder:
             else:
                 p = skip_field(q, end, tag, 0)
             if p == NULL:
-                self._malformed(q, "truncated field")
+                self._malformed(q, "truncated field or varint longer than 10 bytes")
         return self._resolve_iri(pid, nid, start)
 
     cdef object _literal(self, const unsigned char* p, const unsigned char* end):
@@ -497,8 +497,8 @@ cdef class Decoder:
         cdef object dtobj
         while p < end:
             q = read_varint(p, end, &tag)
-            if q == NULL or (tag >> 3) == 0:
-                self._malformed(p, "bad field tag")
+            if q == NULL or bad_tag(tag):
+                self._malformed(p, "bad field tag (field 0, truncated, or longer than 10 bytes)")
             if tag == 0x0A or tag == 0x12:
                 p = read_varint(q, end, &v)
                 if p == NULL or v > <uint64_t>(end - p):
@@ -515,7 +515,7 @@ cdef class Decoder:
             else:
                 p = skip_field(q, end, tag, 0)
             if p == NULL:
-                self._malformed(q, "truncated field")
+                self._malformed(q, "truncated field or varint longer than 10 bytes")
         if kind == 3:
             dt = <uint32_t>dt
             if dt == 0:
@@ -528,7 +528,9 @@ cdef class Decoder:
             if dtobj is False:  # xsd:string: the same term as a simple literal
                 dtobj = None
             lang = None
-        elif kind != 2:
+        elif kind != 2 or not lang:
+            # An empty language tag is no language tag: read it as a simple literal, as
+            # pyjelly does (BCP 47 has no empty tag).
             lang = None
             dtobj = None
         else:
@@ -537,7 +539,10 @@ cdef class Decoder:
             return make_literal(lex, lang, dtobj)
         if self.mode == MODE_NT:
             if lang is not None:
-                return f"{_lex_nt(lex)}@{<str>lang}"
+                try:
+                    return _lex_nt(lex) + _lang_nt(<str>lang)
+                except ValueError as exc:
+                    self._fail(start, str(exc))
             if dtobj is not None:
                 return _lex_nt(lex) + <str>dtobj      # dtobj is "^^<iri>"
             return _lex_nt(lex)
@@ -727,8 +732,8 @@ cdef class Decoder:
         cdef uint32_t id32, size, last
         while p < end:
             q = read_varint(p, end, &tag)
-            if q == NULL or (tag >> 3) == 0:
-                self._malformed(p, "bad field tag")
+            if q == NULL or bad_tag(tag):
+                self._malformed(p, "bad field tag (field 0, truncated, or longer than 10 bytes)")
             if tag == 0x08:
                 p = read_varint(q, end, &ident)
             elif tag == 0x12:
@@ -743,7 +748,7 @@ cdef class Decoder:
             else:
                 p = skip_field(q, end, tag, 0)
             if p == NULL:
-                self._malformed(q, "truncated field")
+                self._malformed(q, "truncated field or varint longer than 10 bytes")
         value = self._string(vp, ve) if vp != NULL else ""
         id32 = <uint32_t>ident
         if which == ROW_NAME:
@@ -789,8 +794,8 @@ cdef class Decoder:
         while p < end:
             tagpos = p
             q = read_varint(p, end, &tag)
-            if q == NULL or (tag >> 3) == 0:
-                self._malformed(p, "bad field tag")
+            if q == NULL or bad_tag(tag):
+                self._malformed(p, "bad field tag (field 0, truncated, or longer than 10 bytes)")
             if tag == 0x0A or tag == 0x12:
                 p = read_varint(q, end, &v)
                 if p == NULL or v > <uint64_t>(end - p):
@@ -810,7 +815,7 @@ cdef class Decoder:
             else:
                 p = skip_field(q, end, tag, 0)
                 if p == NULL:
-                    self._malformed(q, "truncated field")
+                    self._malformed(q, "truncated field or varint longer than 10 bytes")
         if slot.field == 0:
             self._fail(start, "namespace declaration without an IRI value")
         iri = self._slot_term(&slot, K_IRI, M_NAMESPACE, 0)
@@ -826,8 +831,8 @@ cdef class Decoder:
         cdef uint32_t names = 0, prefixes = 0, datatypes = 0, version = 0
         while p < end:
             q = read_varint(p, end, &tag)
-            if q == NULL or (tag >> 3) == 0:
-                self._malformed(p, "bad field tag")
+            if q == NULL or bad_tag(tag):
+                self._malformed(p, "bad field tag (field 0, truncated, or longer than 10 bytes)")
             if tag == 0x0A:
                 p = read_varint(q, end, &v)
                 if p == NULL or v > <uint64_t>(end - p):
@@ -858,7 +863,7 @@ cdef class Decoder:
             else:
                 p = skip_field(q, end, tag, 0)
                 if p == NULL:
-                    self._malformed(q, "truncated field")
+                    self._malformed(q, "truncated field or varint longer than 10 bytes")
         return (name, physical, gen, star, names, prefixes, datatypes, logical, version)
 
     cdef int _apply_options(self, tuple key, const unsigned char* at) except -1:
@@ -930,8 +935,8 @@ cdef class Decoder:
         while p < end:
             tagpos = p
             q = read_varint(p, end, &tag)
-            if q == NULL or (tag >> 3) == 0:
-                self._malformed(p, "bad field tag")
+            if q == NULL or bad_tag(tag):
+                self._malformed(p, "bad field tag (field 0, truncated, or longer than 10 bytes)")
             f = <int>(tag >> 3) if (tag >> 3) < 64 else 0
             if (tag & 7) == WT_LEN and (1 <= f <= 6 or 9 <= f <= 11):
                 p = read_varint(q, end, &v)
@@ -951,7 +956,7 @@ cdef class Decoder:
             else:
                 p = skip_field(q, end, tag, 0)
                 if p == NULL:
-                    self._malformed(q, "truncated field")
+                    self._malformed(q, "truncated field or varint longer than 10 bytes")
         if row.field == 0:
             self._fail(start, "stream row without content")
         self.counts[ROW_KIND_INDEX[row.field]] += 1
@@ -1017,8 +1022,8 @@ cdef class Decoder:
         cdef bytes value = b""
         while p < end:
             q = read_varint(p, end, &tag)
-            if q == NULL or (tag >> 3) == 0:
-                self._malformed(p, "bad field tag")
+            if q == NULL or bad_tag(tag):
+                self._malformed(p, "bad field tag (field 0, truncated, or longer than 10 bytes)")
             if tag == 0x0A or tag == 0x12:
                 p = read_varint(q, end, &v)
                 if p == NULL or v > <uint64_t>(end - p):
@@ -1031,7 +1036,7 @@ cdef class Decoder:
             else:
                 p = skip_field(q, end, tag, 0)
                 if p == NULL:
-                    self._malformed(q, "truncated field")
+                    self._malformed(q, "truncated field or varint longer than 10 bytes")
         metadata[key] = value
         return 0
 
@@ -1067,8 +1072,8 @@ cdef class Decoder:
         try:
             while p < end:
                 q = read_varint(p, end, &tag)
-                if q == NULL or (tag >> 3) == 0:
-                    self._malformed(p, "bad field tag")
+                if q == NULL or bad_tag(tag):
+                    self._malformed(p, "bad field tag (field 0, truncated, or longer than 10 bytes)")
                 if tag == 0x0A or tag == 0x7A:
                     p = read_varint(q, end, &v)
                     if p == NULL or v > <uint64_t>(end - p):
@@ -1082,7 +1087,7 @@ cdef class Decoder:
                 else:
                     p = skip_field(q, end, tag, 0)
                     if p == NULL:
-                        self._malformed(q, "truncated field")
+                        self._malformed(q, "truncated field or varint longer than 10 bytes")
         except Exception as exc:
             if not isinstance(exc, JellyDecodeError):
                 exc = JellyDecodeError(f"cannot decode frame: {exc!r}", offset=offset,

@@ -334,7 +334,7 @@ cdef class Encoder:
         self._byte(0x0A)
         msg = self._open()
         if o.stream_name:
-            s = PyUnicode_AsUTF8AndSize(o.stream_name, &n)
+            self._utf8(o.stream_name, &s, &n)
             self._string_field(0x0A, s, n)
         self._ensure(64)
         self._byte(0x10)
@@ -366,8 +366,9 @@ cdef class Encoder:
 
     cdef int _entry_row(self, unsigned char row_tag, _Lookup table, uint32_t slot, str value) except -1:
         cdef Py_ssize_t n
-        cdef const char* s = PyUnicode_AsUTF8AndSize(value, &n)
+        cdef const char* s
         cdef Py_ssize_t row, msg
+        self._utf8(value, &s, &n)
         self._begin_row()
         self._ensure(24 + n)
         self._byte(0x0A)
@@ -400,12 +401,15 @@ cdef class Encoder:
         cdef _IriSplit sp
         cdef str v, last
         cdef Py_ssize_t cut
+        cdef const char* u
         # The same IRI object again (decoders and parsers share them): no lookup at all.
         if iri._enc_id == self.encoder_id:
             return <_IriSplit>iri._enc
         v = iri.value
         sp = self.iri_splits.get(v)
         if sp is None:
+            # Checked before any slot is taken, so a bad IRI cannot leave a slot without its row.
+            self._utf8(v, &u, &cut)
             sp = _IriSplit.__new__(_IriSplit)
             if self.n_prefixes == 0 or self.whole_iris:
                 sp.prefix = ""
@@ -469,7 +473,8 @@ cdef class Encoder:
         try:
             out[0] = PyUnicode_AsUTF8AndSize(s, n)
         except UnicodeEncodeError:
-            raise JellyEncodeError(f"string {s[:40]!r} is not valid Unicode (lone surrogate)") from None
+            raise JellyEncodeError(f"string {s[:40]!r} cannot be written as UTF-8 "
+                                   f"(it holds a lone surrogate)") from None
         return 0
 
     cdef int _resolve(self, object term, int pos, int depth) except -1:
@@ -650,6 +655,8 @@ cdef class Encoder:
         return 0
 
     cdef int _plan(self, object s, object p, object o, object g, int n) except -1:
+        # A refused statement leaves the stream as it was: lookup rows emitted while planning are
+        # complete, valid table updates, and the IRI delta state is rolled back here.
         cdef uint32_t lp = self.last_prefix_id, ln = self.last_name_id
         self.epoch += 1
         self.plan_len = 0
@@ -657,8 +664,14 @@ cdef class Encoder:
             self._plan_terms(s, p, o, g, n)
             return 0
         except _TableFull as exc:
+            self.last_prefix_id = lp
+            self.last_name_id = ln
             if exc.table is not self.prefixes or self.whole_iris:
                 raise JellyEncodeError(_table_full_message(exc.table is self.names)) from None
+        except BaseException:
+            self.last_prefix_id = lp
+            self.last_name_id = ln
+            raise
         # The lookup rows emitted so far are valid updates; only the plan and the IRI delta state
         # are rolled back before planning again with whole IRIs.
         self.conflicts += 1
@@ -676,7 +689,13 @@ cdef class Encoder:
         try:
             self._plan_terms(s, p, o, g, n)
         except _TableFull as exc:
+            self.last_prefix_id = lp
+            self.last_name_id = ln
             raise JellyEncodeError(_table_full_message(exc.table is self.names)) from None
+        except BaseException:
+            self.last_prefix_id = lp
+            self.last_name_id = ln
+            raise
         finally:
             self.retry_whole = False
         return 0
@@ -817,9 +836,9 @@ cdef class Encoder:
             raise JellyEncodeError("namespace declarations need protocol version 2, but the "
                                    "stream options were already written with version 1; declare "
                                    "namespaces before the first frame is flushed")
+        self._utf8(name, &s, &n)
         self.used_namespaces = True
         self._plan(iri, None, None, None, -2)
-        s = PyUnicode_AsUTF8AndSize(name, &n)
         self._begin_row()
         self._ensure(16 + n)
         self._byte(0x0A)
@@ -852,7 +871,7 @@ cdef class Encoder:
             for key, value in metadata.items():
                 if not isinstance(key, str) or not isinstance(value, (bytes, bytearray)):
                     raise JellyEncodeError("frame metadata must map str keys to bytes values")
-                s = PyUnicode_AsUTF8AndSize(key, &n)
+                self._utf8(key, &s, &n)
                 bvalue = bytes(value)
                 self._ensure(24 + n + len(bvalue))
                 self._byte(0x7A)

@@ -21,7 +21,7 @@ from jelly._terms cimport (IRI, BlankNode, Literal, Triple, DefaultGraph,
 
 import io
 
-from .errors import RdfSyntaxError
+from .errors import JellyEncodeError, RdfSyntaxError
 
 __all__ = ["term_to_nt", "statement_to_nt", "NQuadsWriter", "parse_nquads", "MESSAGE",
            "TermParser", "parse_term"]
@@ -239,7 +239,7 @@ cdef inline bint _pn_chars(Py_UCS4 c) noexcept:
 
 cdef str _bnode_nt(str label):
     # Labels come from other syntaxes (Jelly allows any string): one that is not a valid
-    # BLANK_NODE_LABEL is written as 'x' + the hex of its UTF-8, which always is.
+    # BLANK_NODE_LABEL is written as 'j-' + the hex of its UTF-8, which always is.
     cdef Py_ssize_t i, n = PyUnicode_GET_LENGTH(label)
     cdef Py_UCS4 c
     cdef bint ok = n > 0
@@ -251,10 +251,48 @@ cdef str _bnode_nt(str label):
             c = label[i]
             ok = _pn_chars(c) or (c == 0x2E and i < n - 1)
             i += 1
-    if ok:
+    if ok and not _looks_escaped(label, n):
         return f"_:{label}"
     _no_surrogates(label, "blank node label")
-    return "_:x" + label.encode("utf-8").hex()
+    return "_:j-" + label.encode("utf-8").hex()
+
+
+cdef bint _looks_escaped(str label, Py_ssize_t n):
+    # 'j-' + hex pairs is the escaped form, so a real label of that form is escaped as well:
+    # the mapping from labels to N-Triples stays one-to-one.
+    cdef Py_ssize_t i
+    cdef Py_UCS4 c
+    if n < 2 or label[0] != "j" or label[1] != "-" or n % 2 == 1:
+        return False
+    for i in range(2, n):
+        c = label[i]
+        if not ((0x30 <= c <= 0x39) or (0x61 <= c <= 0x66)):
+            return False
+    return True
+
+
+cdef str _lang_nt(str lang):
+    # LANGTAG ::= '@' [a-zA-Z]+ ('-' [a-zA-Z0-9]+)*; anything else would break the line.
+    cdef Py_ssize_t i, n = PyUnicode_GET_LENGTH(lang)
+    cdef Py_UCS4 c
+    cdef bint first = True, empty = True
+    cdef bint ok = n > 0
+    for i in range(n):
+        c = lang[i]
+        if c == 0x2D:
+            if empty:
+                ok = False
+                break
+            first = False
+            empty = True
+        elif (0x41 <= c <= 0x5A) or (0x61 <= c <= 0x7A) or (not first and 0x30 <= c <= 0x39):
+            empty = False
+        else:
+            ok = False
+            break
+    if not ok or empty:
+        raise JellyEncodeError(f"language tag {lang!r} cannot be written in N-Triples")
+    return "@" + lang
 
 
 cdef str _term_nt(object t, int depth):
@@ -272,8 +310,7 @@ cdef str _term_nt(object t, int depth):
         if lang is not None:
             if type(lang) is not str:
                 raise TypeError("literal language tag must be str")
-            _no_surrogates(<str>lang, "language tag")
-            return f"{s}@{<str>lang}"
+            return s + _lang_nt(<str>lang)
         dt = lit.datatype
         if dt is None:
             return s

@@ -125,6 +125,8 @@ cdef class Literal:
                 datatype = IRI(datatype)
             elif type(datatype) is not IRI:
                 raise TypeError("datatype must be an IRI or str")
+            if (<IRI>datatype).value == RDF_LANGSTRING:
+                raise ValueError("an rdf:langString literal needs a language tag")
             if (<IRI>datatype).value == XSD_STRING:
                 datatype = None
         self.lex = lex

@@ -39,6 +39,11 @@ cdef inline const unsigned char* read_varint(const unsigned char* p, const unsig
     return NULL
 
 
+cdef inline bint bad_tag(uint64_t tag) noexcept nogil:
+    """Field number 0, or above protobuf's maximum of 2**29 - 1 (the tag exceeds 32 bits)."""
+    return (tag >> 3) == 0 or (tag >> 32) != 0
+
+
 cdef inline const unsigned char* skip_field(const unsigned char* p, const unsigned char* end,
                                             uint64_t tag, int depth) noexcept nogil:
     """Skip the value of a field whose tag was just read; NULL if malformed."""
@@ -60,7 +65,7 @@ cdef inline const unsigned char* skip_field(const unsigned char* p, const unsign
             return NULL
         while True:
             p = read_varint(p, end, &v)
-            if p == NULL or (v >> 3) == 0:
+            if p == NULL or bad_tag(v):
                 return NULL
             if (v & 7) == WT_EGROUP:
                 return p if (v >> 3) == (tag >> 3) else NULL

@@ -11,6 +11,7 @@ import gzip
 import io
 import json
 import os
+import re
 import sys
 from typing import Iterator
 
@@ -20,14 +21,38 @@ from .options import LogicalStreamType, PhysicalStreamType, PRESETS, StreamOptio
 from .reader import Reader, read_options
 from .writer import DEFAULT_ROWS_PER_FRAME, Writer, make_options
 
-#: Format names and the file suffixes that select them.
+#: Format names and the file suffixes that select them (each also with ``.gz``).
 FORMATS = {
     "jelly": (".jelly", ".jelly.gz"),
     "nt": (".nt", ".nt.gz", ".ntriples"),
     "nq": (".nq", ".nq.gz", ".nquads"),
+    "ttl": (".ttl", ".ttl.gz", ".turtle"),
+    "trig": (".trig", ".trig.gz"),
+    "xml": (".rdf", ".rdf.gz", ".owl", ".xml"),
+    "jsonld": (".jsonld", ".jsonld.gz", ".json"),
+    "ndjsonld": (".ndjsonld", ".ndjson", ".jsonl"),
+    "n3": (".n3",),
 }
 _ALIASES = {"ntriples": "nt", "n-triples": "nt", "nquads": "nq", "n-quads": "nq",
-            "jelly-rdf": "jelly"}
+            "jelly-rdf": "jelly", "turtle": "ttl", "rdfxml": "xml", "rdf/xml": "xml",
+            "rdf": "xml", "owl": "xml", "json-ld": "jsonld", "json": "jsonld",
+            "ndjson-ld": "ndjsonld", "ndjson": "ndjsonld", "jsonl": "ndjsonld",
+            "notation3": "n3"}
+#: Formats read and written through rdflib (the others have their own fast paths), with
+#: rdflib's name for them and a human name.
+RDFLIB_FORMATS = {
+    "ttl": ("turtle", "Turtle"),
+    "trig": ("trig", "TriG"),
+    "xml": ("xml", "RDF/XML"),
+    "jsonld": ("json-ld", "JSON-LD"),
+    "ndjsonld": ("json-ld", "newline-delimited JSON-LD"),
+    "n3": ("n3", "N3"),
+}
+#: rdflib formats that hold named graphs (read into an rdflib Dataset, written as QUADS).
+DATASET_FORMATS = ("trig", "jsonld", "ndjsonld")
+#: rdflib formats with an RDF message log form: '# @message' delimiters, or one JSON-LD
+#: document per line (RDF Messages, section 2).
+MESSAGE_FORMATS = ("ttl", "trig", "ndjsonld")
 
 
 class CliError(JellyError):
@@ -41,10 +66,13 @@ def _format_of(path: str, given: str | None, role: str) -> str:
             raise CliError(f"unknown {role} format {given!r}; choose one of {', '.join(FORMATS)}")
         return name
     if path == "-":
-        raise CliError(f"name the {role} format of '-' with --{'from' if role == 'input' else 'to'}")
+        raise CliError(f"name the {role} format of '-' with "
+                       f"--{'from' if role == 'input' else 'to'}")
     lower = path.lower()
+    if lower.endswith(".gz"):
+        lower = lower[:-3]
     for name, suffixes in FORMATS.items():
-        if lower.endswith(suffixes):
+        if lower.endswith(tuple(x[:-3] if x.endswith(".gz") else x for x in suffixes)):
             return name
     raise CliError(f"cannot tell the format of {path!r} from its name; use "
                    f"--{'from' if role == 'input' else 'to'} ({', '.join(FORMATS)})")
@@ -208,6 +236,7 @@ def cmd_convert(args) -> int:
         raise CliError("one side of a conversion must be Jelly")
     in_stream = _open_in(args.input)
     created = None
+    progress = _Progress.start(args, in_stream)
     try:
         if args.output == "-":
             out_stream = sys.stdout.buffer
@@ -223,15 +252,23 @@ def cmd_convert(args) -> int:
             n, frames = _convert_jelly_to_jelly(args, in_stream, out_target)
         elif in_fmt == "jelly":
             try:
-                n, frames = _convert_jelly_to_text(args, in_stream, out_fmt, out_stream)
+                if out_fmt in RDFLIB_FORMATS:
+                    n, frames = _convert_jelly_to_rdflib(args, in_stream, out_fmt, out_stream)
+                else:
+                    n, frames = _convert_jelly_to_text(args, in_stream, out_fmt, out_stream)
             finally:
                 if args.output != "-":
                     out_stream.close()
+        elif in_fmt in RDFLIB_FORMATS:
+            n, writer = _convert_rdflib_to_jelly(args, in_stream, in_fmt, out_target)
+            frames = writer.frames_written
         else:
             n, writer = _convert_text_to_jelly(args, in_stream, in_fmt, out_target)
             frames = writer.frames_written   # read after the writer closed: the last frame counts
         created = None
     finally:
+        if progress is not None:
+            progress.stop()
         if args.input != "-":
             in_stream.close()
         if created is not None:   # do not leave half a file behind
@@ -242,6 +279,277 @@ def cmd_convert(args) -> int:
     if args.verbose:
         print(f"{n} statements, {frames} frames", file=sys.stderr)
     return 0
+
+
+# -- other RDF formats, through rdflib -------------------------------------------------------------
+
+#: A line that delimits RDF messages in Turtle / TriG: a comment line whose text matches
+#: /^\s*@message/ (the same test as the N-Triples reader's).
+_DELIMITER = re.compile(rb"^\s*#\s*@message")
+
+
+def _rdflib_format(fmt: str, messages: bool) -> str:
+    """The format actually read or written: JSON-LD message logs are newline-delimited."""
+    if messages and fmt == "jsonld":
+        return "ndjsonld"
+    return fmt
+
+
+def _rdflib_error(exc: BaseException, action: str, fmt: str) -> CliError:
+    message = str(exc) or type(exc).__name__
+    return CliError(f"cannot {action} {RDFLIB_FORMATS[fmt][1]}: {message}")
+
+
+def _parse_rdflib(data: bytes, fmt: str, prefixes: bytes = b""):
+    """Parse one document (or message) with rdflib into a Graph, or a Dataset for formats with
+    named graphs."""
+    from rdflib import Dataset, Graph
+    target = Dataset() if fmt in DATASET_FORMATS else Graph()
+    try:
+        target.parse(data=prefixes + data if prefixes else data,
+                     format=RDFLIB_FORMATS[fmt][0])
+    except JellyError:
+        raise
+    except Exception as exc:
+        raise _rdflib_error(exc, "parse the input as", fmt) from None
+    return target
+
+
+def _prefix_lines(graph, fmt: str) -> bytes:
+    """Turtle / TriG prefix declarations of a parsed message, to carry into the next ones."""
+    from .rdflib.streams import _default_bindings
+    defaults = _default_bindings()
+    lines = [f"@prefix {p}: <{n}> .\n" for p, n in graph.namespaces()
+             if (p, str(n)) not in defaults]
+    return "".join(lines).encode("utf-8")
+
+
+def _split_messages(stream):
+    """(is_log, iterator of (is_head, message bytes)) for Turtle / TriG: the text is split at
+    '# @message' lines, one message at a time; ``is_head`` marks the text before the first
+    delimiter.  Without a delimiter the whole input is one document."""
+    lines = iter(stream)
+    head = []
+    found = False
+    for line in lines:
+        if _DELIMITER.match(line):
+            found = True
+            break
+        head.append(line)
+    first = b"".join(head)
+
+    def messages():
+        if first.strip():
+            yield True, first
+        chunk = []
+        for line in lines:
+            if _DELIMITER.match(line):
+                yield False, b"".join(chunk)
+                chunk = []
+            else:
+                chunk.append(line)
+        yield False, b"".join(chunk)
+
+    if not found:
+        return False, iter(((True, first),))
+    return True, messages()
+
+
+def _rdflib_messages(args, stream, fmt: str):
+    """(is_log, iterator of rdflib graphs or datasets) of rdflib-format input."""
+    stream = _text_input(stream)
+    if fmt == "ndjsonld":
+        def lines():
+            for number, line in enumerate(stream, 1):
+                if line.strip():
+                    try:
+                        yield _parse_rdflib(line, fmt)
+                    except CliError as exc:
+                        raise CliError(f"line {number}: {exc}") from None
+        return True, lines()
+    if fmt in MESSAGE_FORMATS:
+        is_log, chunks = _split_messages(stream)
+        if not is_log and not args.messages:
+            return False, (_parse_rdflib(c, fmt) for _, c in chunks)
+
+        def graphs():
+            prefixes = b""
+            for is_head, chunk in chunks:
+                graph = _parse_rdflib(chunk, fmt, prefixes)
+                prefixes = _prefix_lines(graph, fmt)
+                if is_head and is_log and not _statement_count(graph):
+                    continue    # only prefixes and comments before the first delimiter
+                yield graph
+        return True, graphs()
+    if args.messages:
+        raise CliError(f"{RDFLIB_FORMATS[fmt][1]} has no RDF message log form; use Turtle, "
+                       f"TriG, N-Triples, N-Quads or JSON-LD (one document per line)")
+    return False, iter((_parse_rdflib(stream.read(), fmt),))
+
+
+def _statement_count(graph) -> int:
+    from rdflib.graph import ConjunctiveGraph
+    from .rdflib.streams import graphs
+    if isinstance(graph, ConjunctiveGraph):
+        return sum(len(c) for c in graphs(graph))
+    return len(graph)
+
+
+def _convert_rdflib_to_jelly(args, in_stream, in_fmt, out_target):
+    from .rdflib.streams import _serialize, _serialize_grouped
+    in_fmt = _rdflib_format(in_fmt, args.messages)
+    is_log, graphs = _rdflib_messages(args, in_stream, in_fmt)
+    options = _writer_options(args, "nq" if in_fmt in DATASET_FORMATS else "nt", False,
+                              is_log or args.messages)
+    kwargs = dict(options=options, rows_per_frame=args.rows_per_frame,
+                  delimited=not args.single_frame)
+    count = [0]
+
+    def counted(items):
+        for graph in items:
+            count[0] += _statement_count(graph)
+            yield graph
+
+    if is_log or args.messages:
+        writer = _serialize_grouped(counted(graphs), out_target, kwargs)
+    else:
+        graph = next(graphs)
+        count[0] = _statement_count(graph)
+        writer = _serialize(graph, out_target, kwargs)
+    return count[0], writer
+
+
+def _convert_jelly_to_rdflib(args, in_stream, out_fmt, out_stream) -> tuple[int, int]:
+    from .rdflib.streams import _parse_graph, parse_grouped
+    out_fmt = _rdflib_format(out_fmt, args.messages)
+    messages = args.messages or out_fmt == "ndjsonld"
+    if messages and out_fmt not in MESSAGE_FORMATS:
+        raise CliError(f"{RDFLIB_FORMATS[out_fmt][1]} has no RDF message log form; use "
+                       f"Turtle, TriG, N-Triples, N-Quads or JSON-LD (--to jsonld --messages)")
+    statements = frames = 0
+    if messages:
+        for graph in parse_grouped(in_stream):
+            if out_fmt != "ndjsonld":
+                out_stream.write(b"# @message\n")
+            _write_rdflib(graph, out_fmt, out_stream, frames)
+            statements += _statement_count(graph)
+            frames += 1
+    else:
+        graph, frames = _parse_graph(in_stream)
+        _write_rdflib(graph, out_fmt, out_stream, None)
+        statements = _statement_count(graph)
+    return statements, frames
+
+
+def _write_rdflib(graph, fmt: str, out_stream, frame) -> None:
+    from rdflib.graph import ConjunctiveGraph, DATASET_DEFAULT_GRAPH_ID, Dataset
+    from .rdflib.streams import default_graph, graphs
+    name = RDFLIB_FORMATS[fmt][0]
+    if not isinstance(graph, ConjunctiveGraph) and fmt in DATASET_FORMATS:
+        ds = Dataset()     # a dataset format writes a Graph as the default graph
+        default = default_graph(ds)
+        for prefix, ns in graph.namespaces():
+            ds.bind(prefix, ns, override=True, replace=True)
+        default.addN((s, p, o, default) for s, p, o in graph)
+        graph = ds
+    if isinstance(graph, ConjunctiveGraph) and fmt not in DATASET_FORMATS:
+        default_ids = {default_graph(graph).identifier, DATASET_DEFAULT_GRAPH_ID}
+        for ctx in graphs(graph):
+            if ctx.identifier not in default_ids and len(ctx):
+                where = f" (frame {frame})" if frame is not None else ""
+                raise CliError(f"the input has statements in a named graph{where}, which "
+                               f"{RDFLIB_FORMATS[fmt][1]} cannot hold; write TriG (.trig), "
+                               f"N-Quads (.nq) or JSON-LD (.jsonld) instead")
+        graph = default_graph(graph)
+    try:
+        if fmt == "ndjsonld":
+            text = graph.serialize(format=name, indent=None, encoding="utf-8")
+            out_stream.write(text.replace(b"\n", b" ").strip() + b"\n")
+        else:
+            graph.serialize(destination=out_stream, format=name, encoding="utf-8")
+    except JellyError:
+        raise
+    except Exception as exc:
+        raise _rdflib_error(exc, "write the statements as", fmt) from None
+
+
+# -- progress ------------------------------------------------------------------------------------
+
+class _Progress:
+    """How far a conversion has read its input file, on stderr, for long conversions: shown
+    after ``delay`` seconds, refreshed every ``interval``, on a terminal only, not with
+    --quiet.  A thread polls the file position (os.lseek), so no conversion path needs to
+    report anything."""
+
+    def __init__(self, fd: int, size: int, out, delay: float = 1.0, interval: float = 0.5):
+        import threading
+        import time
+        self.fd = fd
+        self.size = size
+        self.out = out
+        self.delay = delay
+        self.interval = interval
+        self.started = time.monotonic()
+        self.shown = False
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="jelly-progress", daemon=True)
+        self._thread.start()
+
+    @classmethod
+    def start(cls, args, in_stream) -> "_Progress | None":
+        if getattr(args, "quiet", False) or args.input == "-":
+            return None
+        try:
+            if not sys.stderr.isatty():
+                return None
+            fd = in_stream.fileno()
+            size = os.fstat(fd).st_size
+        except (AttributeError, OSError, ValueError):
+            return None
+        if size <= 0:
+            return None
+        return cls(fd, size, sys.stderr)
+
+    def line(self) -> str:
+        import time
+        try:
+            pos = os.lseek(self.fd, 0, os.SEEK_CUR)
+        except OSError:
+            pos = 0
+        pct = min(100, pos * 100 // self.size)
+        elapsed = time.monotonic() - self.started
+        return f"jelly: {pct:3d}% of {_human(self.size)} read, {elapsed:.0f}s"
+
+    def _run(self) -> None:
+        if self._stop.wait(self.delay):
+            return
+        while True:
+            try:
+                self.out.write("\r" + self.line())
+                self.out.flush()
+                self.shown = True
+            except (OSError, ValueError):
+                return
+            if self._stop.wait(self.interval):
+                return
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+        if self.shown:
+            try:
+                self.out.write("\r" + " " * 60 + "\r")
+                self.out.flush()
+            except (OSError, ValueError):
+                pass
+
+
+def _human(size: int) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if size < 1024 or unit == "GB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{size} B"
 
 
 def _open_out_text(path: str):
@@ -392,9 +700,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="jelly", description="Convert, inspect and validate Jelly-RDF streams.")
     parser.add_argument("--version", action="version", version=f"jelly {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    conv = sub.add_parser("convert", help="convert between Jelly and N-Triples / N-Quads",
-                          description="Convert between Jelly (.jelly, .jelly.gz) and N-Triples / "
-                                      "N-Quads (.nt, .nq). '-' is stdin / stdout.")
+    conv = sub.add_parser(
+        "convert", help="convert between Jelly and other RDF formats",
+        description="Convert between Jelly (.jelly, .jelly.gz) and N-Triples / N-Quads (.nt, .nq; "
+                    "a fast path of their own) or, through rdflib, Turtle (.ttl), TriG (.trig), "
+                    "RDF/XML (.rdf, .owl, .xml), JSON-LD (.jsonld, .json; .ndjsonld for one "
+                    "document per line) and N3 (.n3).  Any of them may be gzipped (.gz).  "
+                    "'-' is stdin / stdout.")
     conv.add_argument("input")
     conv.add_argument("output")
     conv.add_argument("--from", dest="from_format", metavar="FORMAT",
@@ -402,8 +714,11 @@ def build_parser() -> argparse.ArgumentParser:
     conv.add_argument("--to", dest="to_format", metavar="FORMAT",
                       help=f"output format ({', '.join(FORMATS)})")
     conv.add_argument("--messages", action="store_true",
-                      help="RDF message log: one '# @message' line per Jelly frame")
+                      help="RDF message log: one '# @message' block per Jelly frame (N-Triples, "
+                           "N-Quads, Turtle, TriG) or one JSON-LD document per line")
     conv.add_argument("-v", "--verbose", action="store_true", help="print counts on stderr")
+    conv.add_argument("-q", "--quiet", action="store_true",
+                      help="no progress on stderr (shown for long conversions on a terminal)")
     _add_writer_options(conv)
     conv.set_defaults(func=cmd_convert)
     insp = sub.add_parser("inspect", help="show stream options and rows per frame")

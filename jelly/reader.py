@@ -38,6 +38,7 @@ class Reader:
                                 output=output)
         self._output = output
         self._source = None
+        self._error: JellyError | None = None
         self._pending: list[Frame] = []   # frames read ahead to learn the options
         #: Size in bytes of the last frame read.
         self.last_frame_size = 0
@@ -59,13 +60,19 @@ class Reader:
     # -- frames ------------------------------------------------------------------------------
 
     def _next_frame(self) -> Frame | None:
-        if self._source is None:
-            self._source = FrameSource(maybe_gunzip(self._stream), self.limits)
-            self._frames = self._source.frames()
-        data = next(self._frames, None)
-        if data is None:
-            return None
-        frame = self._decoder.decode_frame(data, self._source.frame_offset)
+        if self._error is not None:   # a reader that failed stays failed
+            raise self._error
+        try:
+            if self._source is None:
+                self._source = FrameSource(maybe_gunzip(self._stream), self.limits)
+                self._frames = self._source.frames()
+            data = next(self._frames, None)
+            if data is None:
+                return None
+            frame = self._decoder.decode_frame(data, self._source.frame_offset)
+        except JellyError as exc:
+            self._error = exc
+            raise
         self.last_frame_size = len(data)
         for name, iri in frame.namespaces:
             self.namespaces[name] = iri

@@ -65,6 +65,8 @@ def make_options(options: StreamOptions | None = None, *, preset: str | None = N
         if value is not None:
             changes[name] = value
     result = base.replace(**changes)
+    if result.physical_type == PhysicalStreamType.UNSPECIFIED:
+        raise JellyOptionsError("physical_type must be TRIPLES, QUADS or GRAPHS")
     if logical_type is None and options is None and int(result.logical_type) == 0:
         result = result.replace(logical_type=_DEFAULT_LOGICAL[result.physical_type])
     result.validate_for_writing()
@@ -120,6 +122,8 @@ class Writer:
         self._stream, self._owned, self._result = _open_destination(destination)
         self._frames_written = 0
         self._closed = False
+        self._single_used = False      # single-frame files: write_frame() was called
+        self._single_metadata = None
         self.grouped = is_grouped(int(self.options.logical_type))
         for name, iri in (namespaces or {}).items():
             self.declare_namespace(name, iri)
@@ -145,6 +149,8 @@ class Writer:
     def write(self, statement) -> None:
         """Write one statement: ``(s, p, o)`` or ``(s, p, o, g)``."""
         self._check_open()
+        if not self.delimited and self._single_used:
+            raise JellyEncodeError("a single-frame (non-delimited) file holds one frame only")
         self._encoder.add(statement)
         if self.delimited and self._encoder.rows >= self.rows_per_frame:
             self._emit()
@@ -155,6 +161,8 @@ class Writer:
         it = iter(statements)
         enc = self._encoder
         if not self.delimited:
+            if self._single_used:
+                raise JellyEncodeError("a single-frame (non-delimited) file holds one frame only")
             enc.add_statements(it)
             return
         while not enc.add_statements(it, self.rows_per_frame):
@@ -169,6 +177,14 @@ class Writer:
         iterable writes an empty frame.  Graphs of a GRAPHS stream are closed in the frame.
         """
         self._check_open()
+        if not self.delimited:
+            # A single-frame file holds one frame: this one, and nothing else.
+            if self._single_used:
+                raise JellyEncodeError("a single-frame (non-delimited) file holds one frame only")
+            self._single_used = True
+            self._single_metadata = metadata
+            self._encoder.add_statements(statements)
+            return
         if self._encoder.pending and self._frames_written == 0 and self._encoder.rows == 1:
             pass  # only the options row so far: it belongs in this frame
         elif self._encoder.pending:
@@ -179,20 +195,19 @@ class Writer:
     def flush_frame(self, metadata: Mapping[str, bytes] | None = None) -> None:
         """End the current frame now (if it holds rows, or metadata is given)."""
         self._check_open()
+        if not self.delimited:
+            # The one frame of a single-frame file ends when the writer closes.
+            if metadata:
+                self._single_metadata = {**(self._single_metadata or {}), **metadata}
+            return
         if self._encoder.pending or metadata:
             self._emit(metadata)
 
     def _emit(self, metadata=None, close_graph=False) -> None:
-        if not self.delimited and self._frames_written:
-            raise JellyEncodeError("a single-frame (non-delimited) file holds one frame only")
         data = self._encoder.take_frame(metadata, close_graph)
-        if self.delimited:
-            self._stream.write(varint_bytes(len(data)))
-            self._stream.write(data)
-            self._frames_written += 1
-        else:
-            self._single = data
-            self._frames_written += 1
+        self._stream.write(varint_bytes(len(data)))
+        self._stream.write(data)
+        self._frames_written += 1
 
     def close(self) -> None:
         """Flush the last frame, close graphs, and close the destination if we opened it."""
@@ -202,9 +217,8 @@ class Writer:
             enc = self._encoder
             enc.end_graph()
             if not self.delimited:
-                if not self._frames_written:
-                    self._emit()
-                self._stream.write(self._single)
+                self._stream.write(enc.take_frame(self._single_metadata, True))
+                self._frames_written = 1
             elif enc.pending or self._frames_written == 0:
                 self._emit()
             self._stream.flush()
@@ -241,6 +255,9 @@ def _peek_physical(statements):
     first = next(it, None)
     if first is None:
         return PhysicalStreamType.TRIPLES, it
+    if not isinstance(first, (tuple, list)):
+        raise JellyEncodeError(f"a statement must be a tuple (s, p, o) or (s, p, o, g), not "
+                               f"{type(first).__name__}")
     physical = PhysicalStreamType.QUADS if len(first) == 4 else PhysicalStreamType.TRIPLES
     return physical, itertools.chain((first,), it)
 

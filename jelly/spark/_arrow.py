@@ -1,0 +1,404 @@
+"""Arrow conversions between the core's columns and Spark's rows (no pyspark in this module).
+
+Reading: the decoder's column output (``terms="nt", output="columns"``: one list of N-Triples
+strings per position) is accumulated frame by frame into lists and turned into Arrow arrays once
+per batch, so no Python object is made per row beyond the strings themselves.
+
+Writing: each string column of a record batch is dictionary-encoded by Arrow (in C++); only the
+distinct strings are parsed into jelly terms, and the column of terms is gathered from the
+dictionary indices, so the encoder sees repeated terms as the same objects.
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .._ntriples import TermParser
+from .._terms import BlankNode, IRI, Literal, Triple
+from ..errors import JellyEncodeError
+
+try:  # numpy makes the gather a vectorized take; without it, a C-level map does the same
+    import numpy as _np
+except ImportError:  # pragma: no cover - numpy comes with pyspark's Arrow support
+    _np = None
+
+#: Rows per Arrow batch when reading (frames are accumulated until a batch holds this many).
+DEFAULT_BATCH_ROWS = 65536
+
+#: Term layouts: N-Triples strings, or structs with the parts of a term.
+LAYOUTS = ("nt", "struct")
+
+#: Kinds of term in the struct layout.
+KIND_IRI, KIND_BNODE, KIND_LITERAL, KIND_TRIPLE = "iri", "bnode", "literal", "triple"
+
+POSITIONS = ("s", "p", "o", "g")
+
+TERM_STRUCT = pa.struct([
+    pa.field("kind", pa.string(), nullable=False),
+    pa.field("value", pa.string(), nullable=False),
+    pa.field("datatype", pa.string()),
+    pa.field("language", pa.string()),
+])
+
+
+# ------------------------------------------------------------------------------- reading
+
+
+def _term_array(values: list, typ: pa.DataType, layout: str) -> pa.Array:
+    if layout == "nt":
+        return pa.array(values, type=typ)
+    return terms_to_struct(values, typ)
+
+
+def terms_to_struct(terms: list, typ: pa.DataType = TERM_STRUCT) -> pa.StructArray:
+    """Jelly terms (``None`` or ``DEFAULT_GRAPH`` for no term) as a struct array of
+    ``kind``, ``value``, ``datatype`` and ``language`` (quoted triples: their N-Triples text)."""
+    kinds, values, datatypes, languages, valid = [], [], [], [], []
+    memo: dict = {}
+    for term in terms:
+        parts = memo.get(id(term))
+        if parts is None:
+            t = type(term)
+            if t is IRI:
+                parts = (KIND_IRI, term.value, None, None)
+            elif t is Literal:
+                dt = term.datatype
+                parts = (KIND_LITERAL, term.lex, dt.value if dt is not None else None,
+                         term.language)
+            elif t is BlankNode:
+                parts = (KIND_BNODE, term.value, None, None)
+            elif t is Triple:
+                parts = (KIND_TRIPLE, str(term), None, None)
+            else:  # None or DEFAULT_GRAPH
+                parts = (None, None, None, None)
+            # The list holds every term until the arrays are built, so ids stay unique.
+            memo[id(term)] = parts
+        kinds.append(parts[0])
+        values.append(parts[1])
+        datatypes.append(parts[2])
+        languages.append(parts[3])
+        valid.append(parts[0] is not None)
+    fields = list(typ)
+    children = [pa.array(col, type=f.type) for col, f in
+                zip((kinds, values, datatypes, languages), fields)]
+    mask = None if all(valid) else pa.array([not v for v in valid], type=pa.bool_())
+    return pa.StructArray.from_arrays(children, fields=fields, mask=mask)
+
+
+def _columns_of(frame):
+    """The four position lists of a frame (``g`` is None for TRIPLES streams)."""
+    st = frame.statements
+    if len(st) == 4:
+        return st[0], st[1], st[2], st[3]
+    return st[0], st[1], st[2], None
+
+
+class _StatementColumns:
+    """Statement columns accumulated over frames."""
+
+    __slots__ = ("s", "p", "o", "g", "rows", "g_nulls")
+
+    def __init__(self) -> None:
+        self.s, self.p, self.o, self.g = [], [], [], []
+        self.rows = 0
+        self.g_nulls = 0    # leading rows of TRIPLES frames, before the g list was needed
+
+    def add(self, frame) -> int:
+        s, p, o, g = _columns_of(frame)
+        n = len(s)
+        self.s.extend(s)
+        self.p.extend(p)
+        self.o.extend(o)
+        if g is None:
+            if self.g:
+                self.g.extend([None] * n)
+            else:
+                self.g_nulls += n
+        else:
+            if self.g_nulls:
+                self.g.extend([None] * self.g_nulls)
+                self.g_nulls = 0
+            self.g.extend(g)
+        self.rows += n
+        return n
+
+    def arrays(self, types, layout):
+        s = _term_array(self.s, types[0], layout)
+        p = _term_array(self.p, types[1], layout)
+        o = _term_array(self.o, types[2], layout)
+        if self.g_nulls == self.rows:
+            g = pa.nulls(self.rows, type=types[3])
+        else:
+            g = _term_array(self.g, types[3], layout)
+        return [s, p, o, g]
+
+
+def statement_batches(frames, schema: pa.Schema, layout: str = "nt",
+                      batch_rows: int = DEFAULT_BATCH_ROWS, path: str | None = None):
+    """Record batches of ``schema`` (``s, p, o, g`` [, ``path``]) from decoded frames (column
+    output), about ``batch_rows`` rows each; no batch for an input without statements."""
+    types = [schema.field(name).type for name in POSITIONS]
+    cols = _StatementColumns()
+    for frame in frames:
+        cols.add(frame)
+        if cols.rows >= batch_rows:
+            yield _statement_batch(cols, types, schema, layout, path)
+            cols = _StatementColumns()
+    if cols.rows:
+        yield _statement_batch(cols, types, schema, layout, path)
+
+
+def _statement_batch(cols, types, schema, layout, path):
+    arrays = cols.arrays(types, layout)
+    if "path" in schema.names:
+        arrays.append(pa.array([path] * cols.rows, type=schema.field("path").type))
+    return pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+
+def frame_batches(frames, schema: pa.Schema, layout: str = "nt",
+                  batch_rows: int = DEFAULT_BATCH_ROWS, path: str | None = None):
+    """Record batches of ``schema`` (``frame``, ``statements``, ``metadata`` [, ``path``]):
+    one row per frame, frames accumulated until a batch holds about ``batch_rows``
+    statements."""
+    list_type = schema.field("statements").type
+    struct_type = list_type.value_type
+    types = [struct_type.field(name).type for name in POSITIONS]
+    map_type = schema.field("metadata").type
+    state = None
+    for frame in frames:
+        if state is None:
+            state = ([], [0], _StatementColumns(), [0], [], [])
+        indexes, offsets, cols, moffsets, mkeys, mvalues = state
+        indexes.append(frame.index)
+        cols.add(frame)
+        offsets.append(cols.rows)
+        for key, value in frame.metadata.items():
+            mkeys.append(key)
+            mvalues.append(value)
+        moffsets.append(len(mkeys))
+        if cols.rows >= batch_rows:
+            yield _frame_batch(state, schema, list_type, struct_type, types, map_type, layout,
+                               path)
+            state = None
+    if state is not None:
+        yield _frame_batch(state, schema, list_type, struct_type, types, map_type, layout, path)
+
+
+def _frame_batch(state, schema, list_type, struct_type, types, map_type, layout, path):
+    indexes, offsets, cols, moffsets, mkeys, mvalues = state
+    children = cols.arrays(types, layout)
+    values = pa.StructArray.from_arrays(children, fields=list(struct_type))
+    statements = pa.ListArray.from_arrays(pa.array(offsets, type=pa.int32()), values,
+                                          type=list_type)
+    metadata = pa.MapArray.from_arrays(pa.array(moffsets, type=pa.int32()),
+                                       pa.array(mkeys, type=map_type.key_type),
+                                       pa.array(mvalues, type=map_type.item_type),
+                                       type=map_type)
+    arrays = [pa.array(indexes, type=schema.field("frame").type), statements, metadata]
+    if "path" in schema.names:
+        arrays.append(pa.array([path] * len(indexes), type=schema.field("path").type))
+    return pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+
+# ------------------------------------------------------------------------------- writing
+
+
+def _gather(terms: list, indices: pa.Array) -> list:
+    """``[terms[i] for i in indices]`` without a Python loop; null indices give ``None``."""
+    if indices.null_count:
+        terms = terms + [None]
+        indices = pc.fill_null(indices, len(terms) - 1)
+    if _np is not None:
+        table = _np.empty(len(terms), dtype=object)
+        table[:] = terms
+        return table[indices.to_numpy(zero_copy_only=False)].tolist()
+    return list(map(terms.__getitem__, indices.to_pylist()))
+
+
+class TermConverter:
+    """Turns Arrow columns of terms (N-Triples strings or term structs) into lists of jelly
+    terms for the encoder.  Keeps a bounded cache of parsed strings across batches."""
+
+    CACHE_LIMIT = 1 << 17
+
+    def __init__(self) -> None:
+        self._parse = TermParser().parse
+        self._cache: dict = {}
+
+    def column(self, arr, what: str = "term") -> list:
+        """A list of jelly terms (``None`` for nulls) for a string or struct array."""
+        if isinstance(arr, pa.ChunkedArray):
+            arr = arr.combine_chunks()
+        if pa.types.is_struct(arr.type):
+            return self._structs(arr, what)
+        if pa.types.is_dictionary(arr.type):
+            encoded = arr
+        else:
+            if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
+                raise JellyEncodeError(f"{what} column must hold strings (N-Triples terms) or "
+                                       f"term structs, not {arr.type}")
+            encoded = pc.dictionary_encode(arr)
+        distinct = encoded.dictionary.to_pylist()
+        cache = self._cache
+        if len(cache) > self.CACHE_LIMIT:
+            cache.clear()
+        parse = self._parse
+        terms = []
+        for text in distinct:
+            term = cache.get(text)
+            if term is None:
+                try:
+                    term = parse(text)
+                except ValueError as exc:
+                    raise JellyEncodeError(f"{what} {text!r} is not an N-Triples term: "
+                                           f"{exc}") from None
+                cache[text] = term
+            terms.append(term)
+        return _gather(terms, encoded.indices)
+
+    def _structs(self, arr: pa.StructArray, what: str) -> list:
+        names = arr.type.names
+        if "kind" not in names or "value" not in names:
+            raise JellyEncodeError(f"{what} structs need fields kind and value (and optional "
+                                   f"datatype, language)")
+        n = len(arr)
+        kinds = arr.field("kind").to_pylist()
+        values = arr.field("value").to_pylist()
+        datatypes = arr.field("datatype").to_pylist() if "datatype" in names else [None] * n
+        languages = arr.field("language").to_pylist() if "language" in names else [None] * n
+        valid = arr.is_valid().to_pylist() if arr.null_count else None
+        memo = self._cache
+        out = []
+        for i in range(n):
+            if valid is not None and not valid[i]:
+                out.append(None)
+                continue
+            key = (kinds[i], values[i], datatypes[i], languages[i])
+            term = memo.get(key)
+            if term is None:
+                term = self._make(key, what)
+                memo[key] = term
+            out.append(term)
+        if len(memo) > self.CACHE_LIMIT:
+            memo.clear()
+        return out
+
+    def _make(self, key, what):
+        kind, value, datatype, language = key
+        if kind is None and value is None:
+            return None
+        if value is None:
+            raise JellyEncodeError(f"{what} struct of kind {kind!r} has no value")
+        if kind == KIND_IRI:
+            return IRI(value)
+        if kind == KIND_LITERAL:
+            return Literal(value, language=language or None,
+                           datatype=IRI(datatype) if datatype and not language else None)
+        if kind == KIND_BNODE:
+            return BlankNode(value)
+        if kind == KIND_TRIPLE:
+            try:
+                term = self._parse(value)
+            except ValueError as exc:
+                raise JellyEncodeError(f"{what} {value!r} is not a quoted triple: {exc}") from None
+            if type(term) is not Triple:
+                raise JellyEncodeError(f"{what} of kind 'triple' holds {value!r}")
+            return term
+        raise JellyEncodeError(f"{what} struct has unknown kind {kind!r} (iri, bnode, literal "
+                               f"or triple)")
+
+
+def _check_no_nulls(arr, what: str) -> None:
+    if arr.null_count:
+        raise JellyEncodeError(f"column {what} holds nulls; only g may be null (default graph)")
+
+
+def batch_statements(batch, conv: TermConverter, with_graph: bool, names=POSITIONS):
+    """Statement tuples of a record batch with columns ``s, p, o`` [and ``g``]: an iterator of
+    ``(s, p, o)`` or, when ``with_graph``, ``(s, p, o, g)`` (``g`` None: default graph).
+
+    When not ``with_graph``, a ``g`` column that holds a graph name is an error (a TRIPLES
+    stream cannot hold it), rather than dropping the graph silently.
+    """
+    cols = []
+    for name in names[:3]:
+        arr = batch.column(name)
+        _check_no_nulls(arr, name)
+        cols.append(conv.column(arr, name))
+    has_g = len(names) > 3 and names[3] in batch.schema.names
+    if with_graph:
+        if has_g:
+            cols.append(conv.column(batch.column(names[3]), names[3]))
+            return zip(*cols)
+        return zip(*cols, _nones(batch.num_rows))
+    if has_g:
+        g = batch.column(names[3])
+        if g.null_count != len(g):
+            raise JellyEncodeError("the g column names graphs, but the stream is TRIPLES: set "
+                                   "physicalType to quads or graphs, or drop g")
+    return zip(*cols)
+
+
+def _nones(n):
+    return [None] * n
+
+
+def frames_of_batch(batch, conv: TermConverter, with_graph: bool):
+    """For a batch with a ``statements`` column (list of statement structs) and an optional
+    ``metadata`` map column: yields ``(statements, metadata)`` per row, statements as tuples."""
+    lists = batch.column("statements")
+    if isinstance(lists, pa.ChunkedArray):
+        lists = lists.combine_chunks()
+    if lists.null_count:
+        raise JellyEncodeError("the statements column holds nulls")
+    offsets = lists.offsets.to_pylist()
+    start = offsets[0]
+    values = lists.values.slice(start, offsets[-1] - start)
+    if not pa.types.is_struct(values.type) or not {"s", "p", "o"} <= set(values.type.names):
+        raise JellyEncodeError("statements must be a list of structs with fields s, p, o [, g]")
+    flat = pa.RecordBatch.from_arrays([values.field(n) for n in values.type.names],
+                                      names=values.type.names)
+    statements = list(batch_statements(flat, conv, with_graph))
+    metas = None
+    if "metadata" in batch.schema.names:
+        metas = batch.column("metadata").to_pylist()
+    for i in range(len(offsets) - 1):
+        part = statements[offsets[i] - start:offsets[i + 1] - start]
+        meta = None
+        if metas is not None and metas[i]:
+            meta = {k: v for k, v in metas[i]}
+        yield part, meta
+
+
+# ------------------------------------------------------------------------------- column helpers
+
+
+def statement_arrays(cols: _StatementColumns, fields, layout: str) -> list:
+    """The ``s, p, o, g`` arrays of accumulated columns, typed as ``fields``."""
+    return cols.arrays([f.type for f in fields], layout)
+
+
+def list_of_statements(frames, list_type: pa.DataType, layout: str) -> pa.ListArray:
+    """A list array with one entry per element of ``frames`` (a decoded frame, or None for a
+    null entry): the frame's statements as structs of ``list_type``'s value type."""
+    struct_type = list_type.value_type
+    cols = _StatementColumns()
+    offsets = [0]
+    nulls = []
+    for frame in frames:
+        if frame is None:
+            nulls.append(True)
+        else:
+            nulls.append(False)
+            cols.add(frame)
+        offsets.append(cols.rows)
+    children = cols.arrays([f.type for f in struct_type], layout)
+    values = pa.StructArray.from_arrays(children, fields=list(struct_type))
+    mask = pa.array(nulls, type=pa.bool_()) if any(nulls) else None
+    return pa.ListArray.from_arrays(pa.array(offsets, type=pa.int32()), values, type=list_type,
+                                    mask=mask)
+
+
+def new_columns() -> _StatementColumns:
+    return _StatementColumns()

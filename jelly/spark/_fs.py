@@ -1,0 +1,109 @@
+"""Files for the data source, through ``pyarrow.fs`` (local paths, ``file://``, ``s3://``,
+``gs://``, ``hdfs://`` and whatever else the installed pyarrow supports); no pyspark here."""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import posixpath
+
+import pyarrow.fs as pafs
+
+from ..errors import JellyError
+
+_GLOB_CHARS = "*?["
+
+
+def is_uri(path: str) -> bool:
+    head, sep, _ = path.partition("://")
+    return bool(sep) and head.replace("+", "").isalnum()
+
+
+def resolve(path: str) -> str:
+    """An absolute path or a URI, so that executors see the same file as the driver."""
+    if not isinstance(path, str) or not path:
+        raise JellyError("a path is needed: .load(path) / .save(path)")
+    if is_uri(path):
+        return path
+    if path.startswith("file:"):
+        return path
+    return os.path.abspath(os.path.expanduser(path))
+
+
+def filesystem(path: str):
+    """``(FileSystem, path inside it)`` for a resolved path or URI."""
+    if is_uri(path) or path.startswith("file:"):
+        try:
+            return pafs.FileSystem.from_uri(path)
+        except Exception as exc:  # pyarrow raises ArrowInvalid / OSError flavours
+            raise JellyError(f"cannot open file system of {path!r}: {exc}") from None
+    return pafs.LocalFileSystem(), path
+
+
+def join(base: str, name: str) -> str:
+    """``name`` inside the directory ``base`` (a local path or a URI)."""
+    if is_uri(base) or base.startswith("file:"):
+        return base.rstrip("/") + "/" + name
+    return os.path.join(base, name)
+
+
+def _hidden(rel: str) -> bool:
+    return any(part.startswith(("_", ".")) for part in rel.split("/") if part)
+
+
+def list_files(path: str, name_glob: str | None = None) -> list[str]:
+    """The data files under ``path`` (a file, a directory read recursively, or a glob pattern),
+    sorted; names starting with ``_`` or ``.`` below the given path are skipped, as Spark
+    does.  Returned as paths or URIs that :func:`filesystem` opens."""
+    fs, inner = filesystem(path)
+    # What the file system's own paths lack to be URIs again ("s3://", "file://", "").
+    prefix = path[: len(path) - len(inner)] if inner and path.endswith(inner) else ""
+    if any(c in inner for c in _GLOB_CHARS):
+        pattern = inner
+        parts = inner.split("/")
+        cut = next(i for i, part in enumerate(parts) if any(c in part for c in _GLOB_CHARS))
+        base = "/".join(parts[:cut]) or "/"
+        found = []
+        for info in _walk(fs, base):
+            if any(fnmatch.fnmatchcase(anc, pattern) for anc in _ancestors(info.path, base)):
+                found.append(info)
+    else:
+        info = fs.get_file_info(inner)
+        if info.type == pafs.FileType.NotFound:
+            raise JellyError(f"path does not exist: {path}")
+        if info.type == pafs.FileType.File:
+            found = [info]
+            base = None
+        else:
+            base = inner
+            found = list(_walk(fs, inner))
+    files = []
+    for info in found:
+        if base is not None:
+            rel = posixpath.relpath(info.path, base) if info.path != base else info.base_name
+            if _hidden(rel):
+                continue
+        if name_glob and not fnmatch.fnmatchcase(info.base_name, name_glob):
+            continue
+        files.append(info.path)
+    files.sort()
+    return [prefix + f for f in files]
+
+
+def _walk(fs, base: str):
+    selector = pafs.FileSelector(base, recursive=True, allow_not_found=True)
+    for info in fs.get_file_info(selector):
+        if info.type == pafs.FileType.File:
+            yield info
+
+
+def _ancestors(path: str, base: str):
+    """``path`` and its parent directories down to (not including) ``base``."""
+    out = [path]
+    while True:
+        parent = posixpath.dirname(path)
+        if parent == path or len(parent) <= len(base.rstrip("/")):
+            break
+        out.append(parent)
+        path = parent
+    return out
