@@ -19,6 +19,10 @@ from .options import (LogicalStreamType, PhysicalStreamType, ReaderLimits, Strea
 from .reader import Reader, parse, parse_frames, read_options
 from .writer import Writer, make_options, serialize, serialize_frames
 
+# Registers the rdflib plugin and the .jelly suffix when rdflib is (or gets) imported; it does
+# not import rdflib itself.
+from . import rdflib as _rdflib_plugin  # noqa: E402,F401
+
 __all__ = [
     "BlankNode", "DEFAULT_GRAPH", "DefaultGraph", "Frame", "IRI", "JellyDecodeError",
     "JellyEncodeError", "JellyError", "JellyLimitError", "JellyOptionsError",

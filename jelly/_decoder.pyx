@@ -30,7 +30,7 @@ from ._terms cimport IRI, make_iri, make_bnode, make_literal, make_triple
 from ._ntriples cimport _iri_nt, _lex_nt, _bnode_nt, _lang_nt
 
 from ._terms import DEFAULT_GRAPH, XSD_STRING
-from .errors import JellyDecodeError, JellyLimitError, JellyTruncatedError
+from .errors import JellyDecodeError, JellyError, JellyLimitError, JellyTruncatedError
 from .options import (DEFAULT_LIMITS, LogicalStreamType, PhysicalStreamType, PROTOCOL_VERSION,
                       MIN_NAME_TABLE_SIZE, StreamOptions)
 
@@ -129,13 +129,17 @@ cdef class Frame:
     cdef readonly dict metadata
     cdef readonly list namespaces
     cdef readonly tuple row_counts
+    cdef readonly Py_ssize_t named_graph_statements
 
-    def __init__(self, index, statements, metadata=None, namespaces=None, row_counts=None):
+    def __init__(self, index, statements, metadata=None, namespaces=None, row_counts=None,
+                 named_graph_statements=0):
         self.index = index
         self.statements = statements
         self.metadata = metadata if metadata is not None else {}
         self.namespaces = namespaces if namespaces is not None else []
         self.row_counts = row_counts if row_counts is not None else (0,) * len(ROW_KINDS)
+        #: How many statements are in a named graph (not the default graph).
+        self.named_graph_statements = named_graph_statements
 
     @property
     def rows(self):
@@ -246,6 +250,7 @@ cdef class Decoder:
     cdef Py_ssize_t base_offset
     cdef Py_ssize_t row_index
     cdef Py_ssize_t counts[9]
+    cdef Py_ssize_t named
     cdef bint in_scratch
     cdef Py_ssize_t scratch_offset
 
@@ -688,6 +693,8 @@ cdef class Decoder:
         elif self.physical_type == PT_GRAPHS:
             g = self.graph
             quad = True
+        if quad and g is not self.default_graph:
+            self.named += 1
         if self.output == OUT_TUPLES:
             st = (s, pr, o, g) if quad else (s, pr, o)
             if self.mode != MODE_FACTORY:
@@ -1061,6 +1068,7 @@ cdef class Decoder:
         self.row_index = 0
         for i in range(9):
             self.counts[i] = 0
+        self.named = 0
         self.in_scratch = False
         self.out = []
         if self.output == OUT_COLUMNS:
@@ -1089,7 +1097,12 @@ cdef class Decoder:
                     if p == NULL:
                         self._malformed(q, "truncated field or varint longer than 10 bytes")
         except Exception as exc:
-            if not isinstance(exc, JellyDecodeError):
+            if isinstance(exc, JellyError):
+                if exc.offset is None and exc.frame is None:
+                    # e.g. from a term factory: keep its type and message, add the location
+                    exc.offset, exc.frame, exc.row = offset, self.frame_index, self.row_index
+                    exc.args = (exc._describe(),)
+            else:
                 exc = JellyDecodeError(f"cannot decode frame: {exc!r}", offset=offset,
                                        frame=self.frame_index, row=self.row_index)
             self.failed = exc
@@ -1106,7 +1119,7 @@ cdef class Decoder:
         else:
             statements = self.out
         frame = Frame(self.frame_index, statements, metadata, self.out_namespaces,
-                      tuple([self.counts[i] for i in range(9)]))
+                      tuple([self.counts[i] for i in range(9)]), self.named)
         self.frame_index += 1
         self.out = None
         return frame

@@ -179,25 +179,20 @@ def _convert_text_to_jelly(args, in_stream, in_fmt, out_target) -> tuple[int, in
             writer.write_frame(message)
     return statements, writer
 def _convert_jelly_to_text(args, in_stream, out_fmt, out_stream) -> tuple[int, int]:
-    from ._ntriples import NQuadsWriter
-    from ._terms import DEFAULT_GRAPH
-    writer = NQuadsWriter(out_stream)
+    # The decoder writes the lines itself (terms cached as N-Triples per lookup slot), so no
+    # term objects are built; each frame becomes one write.
     statements = frames = 0
     to_nt = out_fmt == "nt"
-    with Reader(in_stream) as reader:
+    marker = "# @message\n" if args.messages else ""
+    with Reader(in_stream, terms="nt", output="lines") as reader:
         for frame in reader.frames():
-            if args.messages:
-                writer.write_message()
-            for st in frame.statements:
-                if to_nt and len(st) == 4:
-                    if st[3] != DEFAULT_GRAPH:
-                        raise CliError(f"statement {statements} is in a named graph, which "
-                                       f"N-Triples cannot hold; write N-Quads (.nq) instead")
-                    st = st[:3]
-                writer.write(st)
+            if to_nt and frame.named_graph_statements:
+                raise CliError(f"frame {frame.index} has statements in named graphs, which "
+                               f"N-Triples cannot hold; write N-Quads (.nq) instead")
+            out_stream.write((marker + "".join(frame.statements)).encode("utf-8"))
             statements += len(frame.statements)
             frames += 1
-    writer.close()
+    out_stream.flush()
     return statements, frames
 
 

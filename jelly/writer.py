@@ -122,6 +122,7 @@ class Writer:
         self._stream, self._owned, self._result = _open_destination(destination)
         self._frames_written = 0
         self._closed = False
+        self._statements_at_frame_start = 0
         self._single_used = False      # single-frame files: write_frame() was called
         self._single_metadata = None
         self.grouped = is_grouped(int(self.options.logical_type))
@@ -185,10 +186,9 @@ class Writer:
             self._single_metadata = metadata
             self._encoder.add_statements(statements)
             return
-        if self._encoder.pending and self._frames_written == 0 and self._encoder.rows == 1:
-            pass  # only the options row so far: it belongs in this frame
-        elif self._encoder.pending:
-            self._emit()
+        if self._encoder.statements > self._statements_at_frame_start:
+            self._emit()   # statements from write(): they were not part of this message
+        # Rows without statements (options, namespaces, lookups) belong in this frame.
         self._encoder.add_statements(statements)
         self._emit(metadata, close_graph=True)
 
@@ -205,6 +205,7 @@ class Writer:
 
     def _emit(self, metadata=None, close_graph=False) -> None:
         data = self._encoder.take_frame(metadata, close_graph)
+        self._statements_at_frame_start = self._encoder.statements
         self._stream.write(varint_bytes(len(data)))
         self._stream.write(data)
         self._frames_written += 1

@@ -1,0 +1,519 @@
+"""The ``jelly`` command: convert (every direction, stdin / stdout, gzip, options, RDF formats
+through rdflib, message logs), inspect, validate, errors and exit codes, progress.
+
+Most tests call :func:`jelly.cli.main` in-process (fast); a few run ``python -m jelly`` in a
+subprocess for real pipes and the entry point.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import subprocess
+import sys
+from contextlib import redirect_stderr
+
+import pytest
+
+import conftest
+import jelly
+import jelly.cli as cli
+import refdecoder as rd
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:rdflib")
+
+DATA = conftest.REPO_ROOT / "examples" / "data"
+SENSORS = DATA / "sensors.nt"
+MESSAGES = DATA / "sensor-messages.nt"
+
+QUADS = b"""<http://ex/a> <http://ex/p> "default" .
+<http://ex/a> <http://ex/p> _:b <http://ex/g1> .
+_:b <http://ex/q> "in g1"@en <http://ex/g1> .
+<http://ex/a> <http://ex/p> "1"^^<http://www.w3.org/2001/XMLSchema#integer> <http://ex/g2> .
+"""
+
+
+def run(*argv, stdin: bytes = b""):
+    """Run the command in-process: (exit code, stdout bytes, stderr text)."""
+    out = io.BytesIO()
+    err = io.StringIO()
+    old_in, old_out = sys.stdin, sys.stdout
+    fake_in = io.TextIOWrapper(io.BytesIO(stdin))
+    fake_out = io.TextIOWrapper(out, write_through=True)
+    sys.stdin, sys.stdout = fake_in, fake_out
+    try:
+        with redirect_stderr(err):
+            try:
+                code = cli.main([str(a) for a in argv])
+            except SystemExit as e:
+                code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+        fake_out.flush()
+        result = out.getvalue()
+    finally:
+        sys.stdin, sys.stdout = old_in, old_out
+    return code, result, err.getvalue()
+
+
+def ok(*argv, stdin: bytes = b"") -> bytes:
+    code, out, err = run(*argv, stdin=stdin)
+    assert code == 0, err
+    return out
+
+
+def fails(*argv, stdin: bytes = b"", match: str = "") -> str:
+    code, _, err = run(*argv, stdin=stdin)
+    assert code == 1, f"exit {code}: {err}"
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("jelly: error: "), err
+    assert match in lines[0], lines[0]
+    return lines[0]
+
+
+def inspect_json(path) -> dict:
+    return json.loads(ok("inspect", path, "--json"))
+
+
+def nq_statements(data: bytes) -> list:
+    return sorted(rd.stmt_to_nt(st) for st in rd.parse_nquads(data))
+
+
+def same_statements(a: bytes, b: bytes) -> bool:
+    import isomorphism as iso
+    return iso.unordered_isomorphic([rd.nq_shape(s) for s in rd.parse_nquads(a)],
+                                    [rd.nq_shape(s) for s in rd.parse_nquads(b)])
+
+
+# ------------------------------------------------------------------------------------------------
+# convert: N-Triples / N-Quads / Jelly
+# ------------------------------------------------------------------------------------------------
+
+def test_nt_to_jelly_and_back(tmp_path):
+    ok("convert", SENSORS, tmp_path / "s.jelly")
+    ok("convert", tmp_path / "s.jelly", tmp_path / "back.nt")
+    assert sorted((tmp_path / "back.nt").read_bytes().splitlines()) == \
+        sorted(SENSORS.read_bytes().splitlines())
+    info = inspect_json(tmp_path / "s.jelly")
+    assert info["options"]["physical_type"] == "TRIPLES"
+    assert info["options"]["logical_type"] == "FLAT_TRIPLES"
+
+
+def test_nq_to_jelly_and_back(tmp_path):
+    (tmp_path / "in.nq").write_bytes(QUADS)
+    ok("convert", tmp_path / "in.nq", tmp_path / "q.jelly")
+    assert inspect_json(tmp_path / "q.jelly")["options"]["physical_type"] == "QUADS"
+    ok("convert", tmp_path / "q.jelly", tmp_path / "back.nq")
+    assert same_statements((tmp_path / "back.nq").read_bytes(), QUADS)
+    fails("convert", tmp_path / "q.jelly", tmp_path / "back.nt", match="named graph")
+
+
+def test_stdin_and_stdout(tmp_path):
+    data = ok("convert", "-", "-", "--from", "nt", "--to", "jelly", stdin=SENSORS.read_bytes())
+    assert len(list(jelly.parse(data))) == 420
+    text = ok("convert", "-", "-", "--from", "jelly", "--to", "nq", stdin=data)
+    assert sorted(text.splitlines()) == sorted(SENSORS.read_bytes().splitlines())
+    fails("convert", "-", tmp_path / "x.jelly", match="--from")
+    fails("convert", SENSORS, "-", match="--to")
+
+
+def test_real_pipes(tmp_path):
+    """python -m jelly in a pipeline, through the OS."""
+    env = conftest.jelly_subprocess_env()
+    to_jelly = subprocess.run([sys.executable, "-m", "jelly", "convert", "-", "-", "--from", "nt",
+                               "--to", "jelly"], input=SENSORS.read_bytes(), capture_output=True,
+                              env=env, timeout=120)
+    assert to_jelly.returncode == 0, to_jelly.stderr
+    back = subprocess.run([sys.executable, "-m", "jelly", "convert", "-", "-", "--from", "jelly",
+                           "--to", "ttl"], input=to_jelly.stdout, capture_output=True, env=env,
+                          timeout=120)
+    assert back.returncode == 0, back.stderr
+    from rdflib import Graph
+    g = Graph().parse(data=back.stdout, format="turtle")
+    assert len(g) == 420
+    version = subprocess.run([sys.executable, "-m", "jelly", "--version"], capture_output=True,
+                             text=True, env=env, timeout=60)
+    assert version.returncode == 0 and version.stdout.startswith("jelly ")
+
+
+def test_gzip_in_and_out(tmp_path):
+    gz_in = tmp_path / "s.nt.gz"
+    gz_in.write_bytes(gzip.compress(SENSORS.read_bytes()))
+    ok("convert", gz_in, tmp_path / "s.jelly.gz")
+    raw = (tmp_path / "s.jelly.gz").read_bytes()
+    assert raw[:2] == b"\x1f\x8b"
+    assert len(list(jelly.parse(raw))) == 420
+    ok("convert", tmp_path / "s.jelly.gz", tmp_path / "back.nt.gz")
+    back = gzip.decompress((tmp_path / "back.nt.gz").read_bytes())
+    assert sorted(back.splitlines()) == sorted(SENSORS.read_bytes().splitlines())
+    ok("convert", tmp_path / "s.jelly.gz", tmp_path / "back.ttl.gz")
+    from rdflib import Graph
+    assert len(Graph().parse(data=gzip.decompress((tmp_path / "back.ttl.gz").read_bytes()),
+                             format="turtle")) == 420
+
+
+def test_jelly_to_jelly_keeps_frames_and_options(tmp_path):
+    ok("convert", MESSAGES, tmp_path / "m.jelly")
+    ok("convert", tmp_path / "m.jelly", tmp_path / "copy.jelly")
+    a, b = inspect_json(tmp_path / "m.jelly"), inspect_json(tmp_path / "copy.jelly")
+    assert a["frames"] == b["frames"] == 60
+    assert a["options"] == b["options"]
+    ok("convert", tmp_path / "m.jelly", tmp_path / "small.jelly", "--preset", "small")
+    assert inspect_json(tmp_path / "small.jelly")["options"]["max_name_table_size"] == 128
+
+
+def test_options_from(tmp_path):
+    ok("convert", SENSORS, tmp_path / "ref.jelly", "--max-name-table-size", "64",
+       "--max-prefix-table-size", "4", "--max-datatype-table-size", "8", "--generalized")
+    (tmp_path / "in.nt").write_bytes(SENSORS.read_bytes()[:2000].rsplit(b"\n", 1)[0] + b"\n")
+    ok("convert", tmp_path / "in.nt", tmp_path / "out.jelly", "--options-from",
+       tmp_path / "ref.jelly")
+    want = inspect_json(tmp_path / "ref.jelly")["options"]
+    got = inspect_json(tmp_path / "out.jelly")["options"]
+    assert got == want
+    # also for input read through rdflib
+    ok("convert", tmp_path / "out.jelly", tmp_path / "in.ttl")
+    ok("convert", tmp_path / "in.ttl", tmp_path / "out2.jelly", "--options-from",
+       tmp_path / "ref.jelly")
+    got = inspect_json(tmp_path / "out2.jelly")["options"]
+    assert {k: v for k, v in got.items() if k != "version"} == \
+        {k: v for k, v in want.items() if k != "version"}
+
+
+@pytest.mark.parametrize("flags,check", [
+    (["--preset", "small"], {"max_name_table_size": 128, "max_prefix_table_size": 16,
+                             "max_datatype_table_size": 16}),
+    (["--preset", "big"], {"max_name_table_size": 4000, "max_prefix_table_size": 150,
+                           "max_datatype_table_size": 32}),
+    (["--max-name-table-size", "77"], {"max_name_table_size": 77}),
+    (["--max-prefix-table-size", "0"], {"max_prefix_table_size": 0}),
+    (["--max-datatype-table-size", "3"], {"max_datatype_table_size": 3}),
+    (["--physical-type", "quads"], {"physical_type": "QUADS", "logical_type": "FLAT_QUADS"}),
+    (["--physical-type", "graphs"], {"physical_type": "GRAPHS"}),
+    (["--logical-type", "graphs"], {"logical_type": "GRAPHS"}),
+    (["--physical-type", "quads", "--logical-type", "named_graphs"],
+     {"logical_type": "NAMED_GRAPHS"}),
+    (["--rdf-star"], {"rdf_star": True}),
+    (["--generalized"], {"generalized_statements": True}),
+])
+def test_writer_flags_in_inspect(tmp_path, flags, check):
+    ok("convert", SENSORS, tmp_path / "o.jelly", *flags)
+    options = inspect_json(tmp_path / "o.jelly")["options"]
+    for key, value in check.items():
+        assert options[key] == value, (key, options)
+
+
+def test_rows_per_frame_and_single_frame(tmp_path):
+    ok("convert", SENSORS, tmp_path / "r.jelly", "--rows-per-frame", "100")
+    info = inspect_json(tmp_path / "r.jelly")
+    assert info["frames"] > 4 and info["delimited"] is True
+    assert all(f["triple"] <= 100 for f in info["frame_rows"])
+    ok("convert", SENSORS, tmp_path / "one.jelly", "--single-frame")
+    info = inspect_json(tmp_path / "one.jelly")
+    assert info["frames"] == 1 and info["delimited"] is False
+    assert info["totals"]["triple"] == 420
+
+
+def test_message_logs_nt(tmp_path):
+    ok("convert", MESSAGES, tmp_path / "m.jelly")
+    info = inspect_json(tmp_path / "m.jelly")
+    assert info["frames"] == 60 and info["options"]["logical_type"] == "GRAPHS"
+    text = ok("convert", tmp_path / "m.jelly", "-", "--to", "nt", "--messages")
+    assert text.count(b"# @message\n") == 60
+
+
+def test_verbose(tmp_path):
+    code, _, err = run("convert", SENSORS, tmp_path / "v.jelly", "-v")
+    assert code == 0 and "420 statements, 1 frames" in err
+
+
+# ------------------------------------------------------------------------------------------------
+# convert: formats through rdflib
+# ------------------------------------------------------------------------------------------------
+
+def rdflib_graph(path, fmt):
+    from rdflib import Dataset, Graph
+    g = Dataset() if fmt in ("trig", "json-ld") else Graph()
+    return g.parse(str(path), format=fmt)
+
+
+@pytest.mark.parametrize("suffix,fmt", [("ttl", "turtle"), ("trig", "trig"), ("rdf", "xml"),
+                                        ("owl", "xml"), ("jsonld", "json-ld"), ("n3", "n3")])
+def test_rdflib_formats_both_ways(tmp_path, suffix, fmt):
+    ok("convert", SENSORS, tmp_path / "s.jelly")
+    ok("convert", tmp_path / "s.jelly", tmp_path / f"s.{suffix}")
+    text = tmp_path / f"s.{suffix}"
+    assert len(rdflib_graph(text, fmt)) == 420
+    ok("convert", text, tmp_path / "back.jelly")
+    info = inspect_json(tmp_path / "back.jelly")
+    assert info["options"]["physical_type"] == ("QUADS" if suffix in ("trig", "jsonld")
+                                                else "TRIPLES")
+    ok("convert", tmp_path / "back.jelly", tmp_path / "back.nq")
+    assert same_statements((tmp_path / "back.nq").read_bytes(), SENSORS.read_bytes())
+
+
+@pytest.mark.parametrize("fmt", ["turtle", "ttl", "trig", "xml", "rdf/xml", "json-ld", "jsonld",
+                                 "n3"])
+def test_rdflib_formats_by_name_on_stdio(fmt):
+    data = ok("convert", SENSORS, "-", "--to", "jelly")
+    text = ok("convert", "-", "-", "--from", "jelly", "--to", fmt, stdin=data)
+    back = ok("convert", "-", "-", "--from", fmt, "--to", "jelly", stdin=text)
+    nq = ok("convert", "-", "-", "--from", "jelly", "--to", "nq", stdin=back)
+    assert same_statements(nq, SENSORS.read_bytes())
+
+
+def test_datasets_through_trig_and_jsonld(tmp_path):
+    (tmp_path / "in.nq").write_bytes(QUADS)
+    ok("convert", tmp_path / "in.nq", tmp_path / "q.jelly")
+    for suffix in ("trig", "jsonld"):
+        ok("convert", tmp_path / "q.jelly", tmp_path / f"q.{suffix}")
+        ok("convert", tmp_path / f"q.{suffix}", tmp_path / f"{suffix}.jelly")
+        ok("convert", tmp_path / f"{suffix}.jelly", tmp_path / f"{suffix}.nq")
+        assert same_statements((tmp_path / f"{suffix}.nq").read_bytes(), QUADS), suffix
+    fails("convert", tmp_path / "q.jelly", tmp_path / "q.ttl", match="TriG")
+    assert not (tmp_path / "q.ttl").exists()
+
+
+TURTLE_LOG = b"""@prefix ex: <http://example.org/> .
+ex:a ex:p 1 .
+# @message
+ex:b ex:p [ ex:q "blank" ] .
+#   @message and a comment
+# @message
+ex:c ex:p "x"@en .
+"""
+
+
+def test_turtle_message_log(tmp_path):
+    (tmp_path / "log.ttl").write_bytes(TURTLE_LOG)
+    ok("convert", tmp_path / "log.ttl", tmp_path / "log.jelly")
+    info = inspect_json(tmp_path / "log.jelly")
+    assert info["options"]["logical_type"] == "GRAPHS"
+    assert [f["triple"] for f in info["frame_rows"]] == [1, 2, 0, 1]   # prefixes carried over
+    text = ok("convert", tmp_path / "log.jelly", "-", "--to", "ttl", "--messages")
+    assert text.count(b"# @message\n") == 4
+    ok("convert", "-", tmp_path / "again.jelly", "--from", "ttl", stdin=text)
+    assert [f["triple"] for f in inspect_json(tmp_path / "again.jelly")["frame_rows"]] == \
+        [1, 2, 0, 1]
+    # TriG too
+    trig = ok("convert", tmp_path / "log.jelly", "-", "--to", "trig", "--messages")
+    assert trig.count(b"# @message\n") == 4
+    ok("convert", "-", tmp_path / "trig.jelly", "--from", "trig", stdin=trig)
+    info = inspect_json(tmp_path / "trig.jelly")
+    assert info["frames"] == 4 and info["options"]["logical_type"] == "DATASETS"
+
+
+def test_turtle_log_with_a_preamble(tmp_path):
+    log = (b"# a log\n@prefix ex: <http://example.org/> .\n\n# @message\nex:a ex:p 1 .\n"
+           b"# @message\nex:b ex:p 2 .\n")
+    (tmp_path / "log.ttl").write_bytes(log)
+    ok("convert", tmp_path / "log.ttl", tmp_path / "log.jelly")
+    assert [f["triple"] for f in inspect_json(tmp_path / "log.jelly")["frame_rows"]] == [1, 1]
+
+
+def test_turtle_without_delimiters_is_one_graph(tmp_path):
+    (tmp_path / "g.ttl").write_bytes(TURTLE_LOG.replace(b"@message", b"just a comment"))
+    ok("convert", tmp_path / "g.ttl", tmp_path / "g.jelly")
+    info = inspect_json(tmp_path / "g.jelly")
+    assert info["options"]["logical_type"] == "FLAT_TRIPLES" and info["totals"]["triple"] == 4
+    ok("convert", tmp_path / "g.ttl", tmp_path / "m.jelly", "--messages")
+    assert inspect_json(tmp_path / "m.jelly")["frames"] == 1
+
+
+def test_ndjson_ld_message_log(tmp_path):
+    ok("convert", MESSAGES, tmp_path / "m.jelly")
+    ok("convert", tmp_path / "m.jelly", tmp_path / "m.ndjsonld")
+    lines = (tmp_path / "m.ndjsonld").read_bytes().splitlines()
+    assert len(lines) == 60 and all(json.loads(line) is not None for line in lines)
+    same = ok("convert", tmp_path / "m.jelly", "-", "--to", "jsonld", "--messages")
+    assert len(same.splitlines()) == 60
+    ok("convert", tmp_path / "m.ndjsonld", tmp_path / "back.jelly")
+    info = inspect_json(tmp_path / "back.jelly")
+    assert info["frames"] == 60 and info["options"]["logical_type"] == "DATASETS"
+    ok("convert", "-", tmp_path / "back2.jelly", "--from", "jsonld", "--messages", stdin=same)
+    assert inspect_json(tmp_path / "back2.jelly")["frames"] == 60
+    nq = ok("convert", tmp_path / "back.jelly", "-", "--to", "nq")
+    assert same_statements(nq, MESSAGES.read_bytes().replace(b"# @message\n", b""))
+
+
+def test_no_message_log_form(tmp_path):
+    ok("convert", MESSAGES, tmp_path / "m.jelly")
+    fails("convert", tmp_path / "m.jelly", tmp_path / "m.rdf", "--messages", match="RDF/XML")
+    assert not (tmp_path / "m.rdf").exists()
+    fails("convert", "-", tmp_path / "x.jelly", "--from", "xml", "--messages",
+          stdin=b"<rdf:RDF xmlns:rdf='http://www.w3.org/1999/02/22-rdf-syntax-ns#'/>",
+          match="message log")
+
+
+def test_rdflib_syntax_error_is_one_line(tmp_path):
+    (tmp_path / "bad.ttl").write_bytes(b"@prefix ex: <http://example.org/> .\nex:a ex:b .\n")
+    fails("convert", tmp_path / "bad.ttl", tmp_path / "bad.jelly", match="Turtle")
+    assert not (tmp_path / "bad.jelly").exists()
+    (tmp_path / "bad.ndjsonld").write_bytes(b'{"@id": "http://a", "http://b": "x"}\n{oops\n')
+    fails("convert", tmp_path / "bad.ndjsonld", tmp_path / "bad.jelly", match="line 2")
+    assert not (tmp_path / "bad.jelly").exists()
+
+
+def test_fast_paths_do_not_import_rdflib(tmp_path):
+    code = (
+        "import sys, jelly.cli as c\n"
+        f"c.main(['convert', {str(SENSORS)!r}, {str(tmp_path / 'a.jelly')!r}, '-q'])\n"
+        f"c.main(['convert', {str(tmp_path / 'a.jelly')!r}, {str(tmp_path / 'a.nq')!r}, '-q'])\n"
+        f"c.main(['convert', {str(tmp_path / 'a.jelly')!r}, {str(tmp_path / 'b.jelly')!r}])\n"
+        "print('rdflib' in sys.modules)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=conftest.jelly_subprocess_env(), timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "False"
+
+
+# ------------------------------------------------------------------------------------------------
+# inspect / validate
+# ------------------------------------------------------------------------------------------------
+
+def test_inspect_text_and_summary(tmp_path):
+    ok("convert", MESSAGES, tmp_path / "m.jelly")
+    text = ok("inspect", tmp_path / "m.jelly").decode()
+    assert "file:" in text and "(delimited, 60 frames)" in text
+    assert "physical_type: TRIPLES" in text and "logical_type: GRAPHS" in text
+    assert len(text.splitlines()) > 60
+    summary = ok("inspect", tmp_path / "m.jelly", "--summary").decode()
+    assert len(summary.splitlines()) < 20
+    info = inspect_json(tmp_path / "m.jelly")
+    assert set(info) == {"file", "delimited", "frames", "options", "totals", "frame_rows"}
+    assert info["totals"]["triple"] == 420 and len(info["frame_rows"]) == 60
+    short = json.loads(ok("inspect", tmp_path / "m.jelly", "--json", "--summary"))
+    assert "frame_rows" not in short
+
+
+def test_validate(tmp_path):
+    ok("convert", SENSORS, tmp_path / "s.jelly")
+    assert ok("validate", tmp_path / "s.jelly").decode().strip() == \
+        "valid: 1 frames, 420 statements"
+    assert ok("validate", tmp_path / "s.jelly", "-q") == b""
+    data = (tmp_path / "s.jelly").read_bytes()
+    (tmp_path / "cut.jelly").write_bytes(data[:len(data) // 2])
+    fails("validate", tmp_path / "cut.jelly", match="ends inside a frame")
+    fails("inspect", tmp_path / "cut.jelly", match="frame 0")
+    # strict: RDF-star without the option
+    star = jelly.serialize([(jelly.IRI("http://a"), jelly.IRI("http://b"),
+                             jelly.Triple(jelly.IRI("http://a"), jelly.IRI("http://b"),
+                                          jelly.IRI("http://c")))], rdf_star=True)
+    (tmp_path / "star.jelly").write_bytes(star)
+    ok("validate", tmp_path / "star.jelly")
+
+
+# ------------------------------------------------------------------------------------------------
+# errors
+# ------------------------------------------------------------------------------------------------
+
+def test_bad_input(tmp_path):
+    (tmp_path / "junk.jelly").write_bytes(b"\x07this is not jelly")
+    fails("convert", tmp_path / "junk.jelly", tmp_path / "out.nt")
+    assert not (tmp_path / "out.nt").exists()
+    (tmp_path / "bad.nt").write_bytes(SENSORS.read_bytes() + b"<http://a> <http://b> .\n")
+    fails("convert", tmp_path / "bad.nt", tmp_path / "out.jelly", match="line 421")
+    assert not (tmp_path / "out.jelly").exists()
+
+
+def test_partial_output_removed(tmp_path):
+    ok("convert", SENSORS, tmp_path / "s.jelly", "--rows-per-frame", "10")
+    data = (tmp_path / "s.jelly").read_bytes()
+    (tmp_path / "cut.jelly").write_bytes(data[:-5])
+    for out in ("out.nt", "out.nq.gz", "out.jelly", "out.ttl", "out.ndjsonld"):
+        fails("convert", tmp_path / "cut.jelly", tmp_path / out)
+        assert not (tmp_path / out).exists(), out
+    # an existing file is replaced only by a complete conversion (it is removed on failure)
+    (tmp_path / "keep.nt").write_bytes(b"old")
+    fails("convert", tmp_path / "cut.jelly", tmp_path / "keep.nt")
+    assert not (tmp_path / "keep.nt").exists()
+
+
+def test_bad_options(tmp_path):
+    fails("convert", SENSORS, tmp_path / "o.jelly", "--max-name-table-size", "4",
+          match="max_name_table_size must be at least 8")
+    fails("convert", SENSORS, tmp_path / "o.jelly", "--physical-type", "quads",
+          "--logical-type", "graphs", match="does not fit physical type")
+    fails("convert", SENSORS, tmp_path / "o.jelly", "--rows-per-frame", "0",
+          match="rows_per_frame")
+    fails("convert", SENSORS, tmp_path / "o.jelly", "--preset", "huge", match="invalid choice")
+    fails("convert", SENSORS, tmp_path / "o.jelly", "--max-name-table-size", "x",
+          match="invalid int value")
+    fails("convert", SENSORS, tmp_path / "o.jelly", "--options-from", tmp_path / "none.jelly",
+          match="cannot open")
+    fails("convert", SENSORS, tmp_path / "o.jelly", "--max-datatype-table-size", "0",
+          match="datatype")
+    assert not (tmp_path / "o.jelly").exists()
+
+
+def test_missing_files_and_unknown_formats(tmp_path):
+    fails("convert", tmp_path / "nope.nt", tmp_path / "o.jelly", match="cannot open")
+    fails("inspect", tmp_path / "nope.jelly", match="cannot open")
+    fails("validate", tmp_path / "nope.jelly", match="cannot open")
+    fails("convert", SENSORS, tmp_path / "o.xyz", match="cannot tell the format")
+    fails("convert", SENSORS, tmp_path / "o.jelly", "--from", "csv", match="unknown input format")
+    fails("convert", SENSORS, "-", "--to", "yaml", match="unknown output format")
+    fails("convert", SENSORS, tmp_path / "o.ttl", match="one side of a conversion must be Jelly")
+    fails("convert", SENSORS, tmp_path / "missing-dir" / "o.jelly", match="cannot write")
+    fails("frobnicate", match="invalid choice")
+
+
+def test_no_command_prints_help():
+    code, _, err = run()
+    assert code == 2 and "usage: jelly" in err
+
+
+def test_help_mentions_formats():
+    code, out, _ = run("convert", "--help")
+    assert code == 0
+    text = out.decode()
+    for word in ("Turtle", "TriG", "RDF/XML", "JSON-LD", "N3", "--quiet", "--messages"):
+        assert word in text
+
+
+# ------------------------------------------------------------------------------------------------
+# progress
+# ------------------------------------------------------------------------------------------------
+
+class FakeTTY(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_progress_reports_position(tmp_path):
+    path = tmp_path / "big.nt"
+    path.write_bytes(SENSORS.read_bytes() * 10)
+    out = FakeTTY()
+    with open(path, "rb") as f:
+        f.seek(path.stat().st_size // 2)
+        p = cli._Progress(f.fileno(), path.stat().st_size, out, delay=0, interval=0.01)
+        import time
+        deadline = time.monotonic() + 5
+        while "%" not in out.getvalue() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        p.stop()
+    text = out.getvalue()
+    assert "jelly:  50% of 471.2 KB read" in text
+    assert text.endswith("\r")     # the line is cleared at the end
+
+
+def test_progress_only_for_files_on_a_terminal(tmp_path, monkeypatch):
+    class Args:
+        input = str(SENSORS)
+        quiet = False
+    with open(SENSORS, "rb") as f:
+        monkeypatch.setattr(sys, "stderr", io.StringIO())          # not a terminal
+        assert cli._Progress.start(Args, f) is None
+        monkeypatch.setattr(sys, "stderr", FakeTTY())
+        p = cli._Progress.start(Args, f)
+        assert p is not None
+        p.stop()
+        Args.quiet = True
+        assert cli._Progress.start(Args, f) is None
+        Args.quiet, Args.input = False, "-"
+        assert cli._Progress.start(Args, f) is None
+
+
+def test_quiet_conversion_prints_nothing(tmp_path):
+    code, out, err = run("convert", SENSORS, tmp_path / "q.jelly", "--quiet")
+    assert code == 0 and err == "" and out == b""
