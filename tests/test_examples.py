@@ -99,6 +99,17 @@ def check_rdflib_cli(out: str) -> None:
     assert re.search(r"^file: .*back\.jelly \(delimited, 60 frames\)$", out, re.M)
 
 
+def check_spark_pipeline(out: str) -> None:
+    assert "read 420 statements from sensors.nt" in out
+    assert re.search(r"^wrote 2 Jelly files \(\d+ bytes\) to a temp dir$", out, re.M)
+    assert len(re.findall(r"^graph <http://example\.org/aarhus/sensor/\d>: 84 statements$",
+                          out, re.M)) == 5
+    assert "read back: 420 statements, identical to the input: True" in out
+    assert "the core reads 420 statements from the files" in out
+    assert re.search(r"^messages: 5 frames of \d+\.\.\d+ bytes; decoded back: 420 statements$",
+                     out, re.M)
+
+
 CHECKS = {
     "parse_and_serialize.py": check_parse_and_serialize,
     "message_stream.py": check_message_stream,
@@ -107,6 +118,7 @@ CHECKS = {
     "rdflib_serialize.py": check_rdflib_serialize,
     "rdflib_grouped_streams.py": check_rdflib_grouped_streams,
     "rdflib_cli.py": check_rdflib_cli,
+    "spark_pipeline.py": check_spark_pipeline,
 }
 
 

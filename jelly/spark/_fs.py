@@ -59,14 +59,15 @@ def list_files(path: str, name_glob: str | None = None) -> list[str]:
     # What the file system's own paths lack to be URIs again ("s3://", "file://", "").
     prefix = path[: len(path) - len(inner)] if inner and path.endswith(inner) else ""
     if any(c in inner for c in _GLOB_CHARS):
-        pattern = inner
         parts = inner.split("/")
         cut = next(i for i, part in enumerate(parts) if any(c in part for c in _GLOB_CHARS))
         base = "/".join(parts[:cut]) or "/"
-        found = []
-        for info in _walk(fs, base):
-            if any(fnmatch.fnmatchcase(anc, pattern) for anc in _ancestors(info.path, base)):
-                found.append(info)
+        # A file matches when it, or the directory it is in at the pattern's depth, matches
+        # component by component ("*" does not cross "/").
+        found = [info for info in _walk(fs, base)
+                 if _matches(info.path.split("/")[:len(parts)], parts)]
+        if not found:
+            raise JellyError(f"path does not exist: no file matches {path}")
     else:
         info = fs.get_file_info(inner)
         if info.type == pafs.FileType.NotFound:
@@ -97,13 +98,6 @@ def _walk(fs, base: str):
             yield info
 
 
-def _ancestors(path: str, base: str):
-    """``path`` and its parent directories down to (not including) ``base``."""
-    out = [path]
-    while True:
-        parent = posixpath.dirname(path)
-        if parent == path or len(parent) <= len(base.rstrip("/")):
-            break
-        out.append(parent)
-        path = parent
-    return out
+def _matches(components: list, patterns: list) -> bool:
+    return len(components) == len(patterns) and all(
+        fnmatch.fnmatchcase(c, p) for c, p in zip(components, patterns))

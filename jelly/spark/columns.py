@@ -198,7 +198,8 @@ def encode_frames(df: DataFrame, *, group_by: Columns = None, order_by: Columns 
     """Jelly frames (a binary column ``frame``) from statement rows.
 
     - A DataFrame with a ``statements`` array column (as read with ``rows=frames``): one frame
-      per row; the other columns are kept.
+      per row, with the row's ``metadata`` if there is that column; the other columns are kept
+      (an index column ``frame`` is replaced by the frame's bytes).
     - ``group_by`` given: one frame per group (e.g. one RDF message per key), ordered within the
       group by ``order_by`` if given; output: the group columns and ``frame``.
     - Otherwise each partition's rows are cut into frames of ``rows_per_frame`` statements.

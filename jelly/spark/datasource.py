@@ -19,7 +19,6 @@ from pyspark.sql.datasource import (DataSource, DataSourceArrowWriter, DataSourc
 from pyspark.sql.types import (ArrayType, BinaryType, DataType, LongType, MapType, StringType,
                                StructField, StructType)
 
-from .._terms import IRI  # noqa: F401  (executors import the core through this module)
 from ..errors import JellyError, JellyOptionsError
 from ..options import LogicalStreamType, PhysicalStreamType
 from ..reader import Reader
@@ -162,6 +161,8 @@ class JellyReader(DataSourceReader):
         return [InputPartition(f) for f in files]
 
     def read(self, partition: InputPartition) -> Iterator:
+        if partition.value is None:    # Spark's stand-in partition when there is no file
+            return iter(())
         return read_file(partition.value, self.options, arrow_schema(self.schema))
 
 
