@@ -10,7 +10,8 @@ Writing::
     jelly.serialize(statements, "out.jelly", preset="small")
 """
 
-from ._decoder import Frame
+from ._decoder import Decoder, Frame
+from ._encoder import Encoder
 from ._terms import DEFAULT_GRAPH, BlankNode, DefaultGraph, IRI, Literal, Triple
 from .errors import (JellyDecodeError, JellyEncodeError, JellyError, JellyLimitError,
                      JellyOptionsError, JellyTruncatedError, RdfSyntaxError)
@@ -24,7 +25,7 @@ from .writer import Writer, make_options, serialize, serialize_frames
 from . import rdflib as _rdflib_plugin  # noqa: E402,F401
 
 __all__ = [
-    "BlankNode", "DEFAULT_GRAPH", "DefaultGraph", "Frame", "IRI", "JellyDecodeError",
+    "BlankNode", "DEFAULT_GRAPH", "Decoder", "DefaultGraph", "Encoder", "Frame", "IRI", "JellyDecodeError",
     "JellyEncodeError", "JellyError", "JellyLimitError", "JellyOptionsError",
     "JellyTruncatedError", "Literal", "LogicalStreamType", "PhysicalStreamType", "RdfSyntaxError",
     "Reader", "ReaderLimits", "StreamOptions", "Triple", "parse", "parse_frames", "preset",
