@@ -38,10 +38,6 @@ cdef enum:
     POS_G = 3
     POS_GRAPH_START = 4
 
-# Cap on the size of the IRI split cache; it is cleared when full so memory stays flat.
-cdef Py_ssize_t IRI_CACHE_MAX = 1 << 17
-
-
 cdef struct Planned:
     int kind
     uint32_t prefix_id          # values to write (0: field omitted)
@@ -189,7 +185,6 @@ cdef class Encoder:
     cdef bint rdf_star, generalized
     cdef uint32_t n_names, n_prefixes, n_datatypes
     cdef _Lookup names, prefixes, datatypes
-    cdef dict iri_splits
     cdef unsigned long long encoder_id
     cdef str last_prefix
     cdef object term_adapter
@@ -241,7 +236,6 @@ cdef class Encoder:
         self.names = _Lookup(self.n_names)
         self.prefixes = _Lookup(self.n_prefixes)
         self.datatypes = _Lookup(self.n_datatypes)
-        self.iri_splits = {}
         global _next_encoder_id
         _next_encoder_id += 1
         self.encoder_id = _next_encoder_id
@@ -402,32 +396,29 @@ cdef class Encoder:
         cdef str v, last
         cdef Py_ssize_t cut
         cdef const char* u
-        # The same IRI object again (decoders and parsers share them): no lookup at all.
+        # The same IRI object again (decoders and parsers share them): no lookup at all.  The
+        # split lives on the IRI object, so memory follows the caller's objects; an equal but
+        # distinct IRI object is split again and finds its slots through the tables.
         if iri._enc_id == self.encoder_id:
             return <_IriSplit>iri._enc
         v = iri.value
-        sp = self.iri_splits.get(v)
-        if sp is None:
-            # Checked before any slot is taken, so a bad IRI cannot leave a slot without its row.
-            self._utf8(v, &u, &cut)
-            sp = _IriSplit.__new__(_IriSplit)
-            if self.n_prefixes == 0 or self.whole_iris:
-                sp.prefix = ""
-                sp.name = v
+        # Checked before any slot is taken, so a bad IRI cannot leave a slot without its row.
+        self._utf8(v, &u, &cut)
+        sp = _IriSplit.__new__(_IriSplit)
+        if self.n_prefixes == 0 or self.whole_iris:
+            sp.prefix = ""
+            sp.name = v
+        else:
+            # Split after the last '/' or '#', as jelly-jvm does.
+            cut = max(v.rfind("/"), v.rfind("#")) + 1
+            last = self.last_prefix
+            # Runs of IRIs share a prefix: reuse its string (and cached hash) when it fits.
+            if last is not None and len(last) == cut and v.startswith(last):
+                sp.prefix = last
             else:
-                # Split after the last '/' or '#', as jelly-jvm does.
-                cut = max(v.rfind("/"), v.rfind("#")) + 1
-                last = self.last_prefix
-                # Runs of IRIs share a prefix: reuse its string (and cached hash) when it fits.
-                if last is not None and len(last) == cut and v.startswith(last):
-                    sp.prefix = last
-                else:
-                    sp.prefix = v[:cut]
-                    self.last_prefix = sp.prefix
-                sp.name = v[cut:]
-            if len(self.iri_splits) >= IRI_CACHE_MAX:
-                self.iri_splits.clear()
-            self.iri_splits[v] = sp
+                sp.prefix = v[:cut]
+                self.last_prefix = sp.prefix
+            sp.name = v[cut:]
         iri._enc = sp
         iri._enc_id = self.encoder_id
         return sp
@@ -677,7 +668,6 @@ cdef class Encoder:
         self.conflicts += 1
         if self.conflicts > 8:
             self.whole_iris = True
-            self.iri_splits.clear()
             global _next_encoder_id   # a new id invalidates the splits cached on IRI objects
             _next_encoder_id += 1
             self.encoder_id = _next_encoder_id
@@ -791,9 +781,13 @@ cdef class Encoder:
             self._triple(s, p, o)
         return 0
 
-    def add_statements(self, iterator, Py_ssize_t max_rows=-1):
+    def add_statements(self, iterator, Py_ssize_t max_rows=-1, stop=None):
         """Encode statements from ``iterator`` until it is exhausted (returns True) or the frame
-        holds at least ``max_rows`` rows (returns False; the iterator is left where it stopped)."""
+        holds at least ``max_rows`` rows (returns False; the iterator is left where it stopped).
+
+        If the iterator yields the object ``stop`` (e.g. a message delimiter), encoding stops
+        there and ``stop`` is returned.
+        """
         cdef object st
         it = iter(iterator)
         while max_rows < 0 or self.rows < max_rows:
@@ -801,6 +795,8 @@ cdef class Encoder:
                 st = next(it)
             except StopIteration:
                 return True
+            if st is stop and stop is not None:
+                return stop
             self._statement(st)
         return False
 

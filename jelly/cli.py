@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import io
+import itertools
 import json
 import os
 import re
@@ -120,14 +121,12 @@ def _writer_options(args, input_format: str, first_is_quad: bool, messages: bool
         generalized_statements=True if args.generalized else None)
 
 
-#: Statements read ahead to find out whether text input is a message log: a delimiter within
-#: them makes every message one frame, exactly.
-MESSAGE_LOOKAHEAD = 100_000
-
-
-def _convert_text_to_jelly(args, in_stream, in_fmt, out_target) -> tuple[int, int]:
+def _convert_text_to_jelly(args, in_stream, in_fmt, out_target) -> tuple[int, "Writer"]:
     from ._ntriples import MESSAGE, parse_nquads
     items = parse_nquads(_text_input(in_stream), messages=True)
+    # Read ahead up to one frame of statements: a '# @message' delimiter among them makes the
+    # input a message log, which fixes the logical type before the options row is written.
+    lookahead = max(1, args.rows_per_frame)
     head: list = []
     delimited = False      # did the look-ahead stop at a delimiter?
     for item in items:
@@ -135,49 +134,34 @@ def _convert_text_to_jelly(args, in_stream, in_fmt, out_target) -> tuple[int, in
             delimited = True
             break
         head.append(item)
-        if len(head) >= MESSAGE_LOOKAHEAD:
+        if len(head) >= lookahead:
             break
     messages = args.messages or delimited
     first_is_quad = bool(head) and len(head[0]) == 4
     options = _writer_options(args, in_fmt, first_is_quad, messages)
-    statements = len(head)
     with Writer(out_target, options, rows_per_frame=args.rows_per_frame,
                 delimited=not args.single_frame) as writer:
         if not messages:
             writer.write_all(head)
-            for item in items:
-                if item is MESSAGE:
-                    # A delimiter after the look-ahead: from here on, one frame per message.
-                    messages = delimited = True
-                    break
-                writer.write(item)
-                statements += 1
-            if not messages:
-                return statements, writer
+            if not writer.write_until(items, MESSAGE):   # the C loop stops at a delimiter
+                return writer.statements_written, writer
+            # A delimiter after the look-ahead: from here on, one frame per message.
             writer.flush_frame()
-            head = []
+            delimited, head = True, []
         # A message log: every message becomes one frame.  Statements before the first
         # delimiter form the first message; a log that starts with a delimiter does not start
-        # with an empty message.  The delimiter that ended the look-ahead opened a message.
+        # with an empty message.  Each delimiter opens a message (a last one, too).
         if delimited:
             if head:
                 writer.write_frame(head)
-            message, started = [], True
-        else:   # --messages, and no delimiter yet
-            message, started = head, bool(head)
-        for item in items:
-            if item is MESSAGE:
-                if started:
-                    writer.write_frame(message)
-                message = []
-                started = True
-            else:
-                message.append(item)
-                statements += 1
-                started = True
-        if started:
-            writer.write_frame(message)
-    return statements, writer
+            head = []
+        stopped = True
+        while stopped:
+            stopped = writer.write_frame_until(itertools.chain(head, items), MESSAGE)
+            head = []
+    return writer.statements_written, writer
+
+
 def _convert_jelly_to_text(args, in_stream, out_fmt, out_stream) -> tuple[int, int]:
     # The decoder writes the lines itself (terms cached as N-Triples per lookup slot), so no
     # term objects are built; each frame becomes one write.

@@ -171,6 +171,40 @@ class Writer:
         if enc.rows >= self.rows_per_frame:
             self._emit()
 
+    def write_until(self, statements: Iterable, stop) -> bool:
+        """Like :meth:`write_all`, but stop at the object ``stop`` if the iterable yields it
+        (a message delimiter, say); returns True if it stopped there, False at the end."""
+        self._check_open()
+        it = iter(statements)
+        enc = self._encoder
+        while True:
+            if not self.delimited:
+                if self._single_used:
+                    raise JellyEncodeError("a single-frame (non-delimited) file holds one frame "
+                                           "only")
+                return enc.add_statements(it, -1, stop) is stop
+            done = enc.add_statements(it, self.rows_per_frame, stop)
+            if done is stop:
+                return True
+            if done:
+                if enc.rows >= self.rows_per_frame:
+                    self._emit()
+                return False
+            self._emit()
+
+    def write_frame_until(self, statements: Iterable, stop,
+                          metadata: Mapping[str, bytes] | None = None) -> bool:
+        """Write statements as one frame (see :meth:`write_frame`) up to the object ``stop``
+        or the end of the iterable; returns True if it stopped at ``stop``."""
+        self._check_open()
+        if not self.delimited:
+            raise JellyEncodeError("a single-frame (non-delimited) file holds one frame only")
+        if self._encoder.statements > self._statements_at_frame_start:
+            self._emit()
+        stopped = self._encoder.add_statements(statements, -1, stop) is stop
+        self._emit(metadata, close_graph=True)
+        return stopped
+
     def write_frame(self, statements: Iterable, metadata: Mapping[str, bytes] | None = None) -> None:
         """Write the statements as one frame of their own (one RDF message: a graph or dataset).
 
@@ -248,6 +282,10 @@ class Writer:
     @property
     def frames_written(self) -> int:
         return self._frames_written
+
+    @property
+    def statements_written(self) -> int:
+        return self._encoder.statements
 
 
 def _peek_physical(statements):
