@@ -25,7 +25,8 @@ cdef extern from "Python.h":
     int PyGC_Enable()
     int PyGC_Disable()
 
-from ._wire cimport bad_tag, read_varint, skip_field, WT_VARINT, WT_LEN
+from ._wire cimport (bad_tag, read_varint, skip_field, WT_VARINT, WT_LEN, K_NONE, K_IRI,
+                     K_BNODE, K_LITERAL, K_TRIPLE, K_DEFAULT)
 from ._terms cimport IRI, make_iri, make_bnode, make_literal, make_triple
 from ._ntriples cimport _iri_nt, _lex_nt, _bnode_nt, _lang_nt
 
@@ -33,15 +34,6 @@ from ._terms import DEFAULT_GRAPH, XSD_STRING
 from .errors import JellyDecodeError, JellyError, JellyLimitError, JellyTruncatedError
 from .options import (DEFAULT_LIMITS, LogicalStreamType, PhysicalStreamType, PROTOCOL_VERSION,
                       MIN_NAME_TABLE_SIZE, StreamOptions)
-
-# Term kinds of oneof members.
-cdef enum:
-    K_NONE = 0
-    K_IRI = 1
-    K_BNODE = 2
-    K_LITERAL = 3
-    K_TRIPLE = 4
-    K_DEFAULT = 5
 
 # Message types, for validating messages whose content is overridden or ignored.
 cdef enum:
@@ -109,6 +101,7 @@ ROW_KIND_INDEX[:] = [0, 0, 1, 2, 3, 4, 5, 0, 0, 6, 7, 8]
 
 
 cdef object _UNSET = object()
+cdef tuple _POSITION_NAMES = ("subject", "predicate", "object", "graph")
 
 
 cdef struct Slot:
@@ -239,7 +232,7 @@ cdef class Decoder:
     cdef long long* cache_pid
     cdef unsigned long long* cache_gen
     cdef unsigned long long* prefix_gen
-    cdef object last_s, last_p, last_o, last_g
+    cdef list last      # the previous statement's terms by position, for repeated terms
     cdef bint in_graph
     cdef object graph
     cdef public object failed
@@ -306,7 +299,7 @@ cdef class Decoder:
             self.f_datatype = factory.datatype
             self.default_graph = factory.default_graph
         # None is a term in N-Triples mode (the default graph), so "no previous term" is _UNSET.
-        self.last_s = self.last_p = self.last_o = self.last_g = _UNSET
+        self.last = [_UNSET, _UNSET, _UNSET, _UNSET]
         self.options = None
         self.failed = None
         self.frame_index = 0
@@ -653,43 +646,35 @@ cdef class Decoder:
 
     # ------------------------------------------------------------------ rows
 
+    cdef inline object _position(self, Slot* slot, int k, const unsigned char* at):
+        """The term at position k (subject, predicate, object, graph) of a statement: decoded,
+        or repeated from the previous statement when the oneof is empty."""
+        cdef object t
+        if slot.field:
+            if k == 3:
+                t = self._slot_term(slot, GRAPH_KINDS[(slot.field - 1) & 3], M_QUAD, 0)
+            else:
+                t = self._slot_term(slot, SPO_KINDS[(slot.field - 1) & 3], M_TRIPLE, 0)
+            self.last[k] = t
+            return t
+        t = <object>PyList_GET_ITEM(self.last, k)
+        if t is _UNSET:
+            self._fail(at, f"repeated {_POSITION_NAMES[k]} in the first statement of the stream")
+        return t
+
     cdef int _statement(self, const unsigned char* p, const unsigned char* end, bint quad) except -1:
         cdef Slot slots[4]
         cdef int n = 4 if quad else 3
         cdef object s, pr, o, g
         cdef tuple st
         self._scan(M_QUAD if quad else M_TRIPLE, p, end, slots, n, 1)
-        if slots[0].field:
-            s = self._slot_term(&slots[0], SPO_KINDS[(slots[0].field - 1) & 3], M_TRIPLE, 0)
-            self.last_s = s
-        else:
-            s = self.last_s
-            if s is _UNSET:
-                self._fail(p, "repeated subject in the first statement of the stream")
-        if slots[1].field:
-            pr = self._slot_term(&slots[1], SPO_KINDS[(slots[1].field - 1) & 3], M_TRIPLE, 0)
-            self.last_p = pr
-        else:
-            pr = self.last_p
-            if pr is _UNSET:
-                self._fail(p, "repeated predicate in the first statement of the stream")
-        if slots[2].field:
-            o = self._slot_term(&slots[2], SPO_KINDS[(slots[2].field - 1) & 3], M_TRIPLE, 0)
-            self.last_o = o
-        else:
-            o = self.last_o
-            if o is _UNSET:
-                self._fail(p, "repeated object in the first statement of the stream")
+        s = self._position(&slots[0], 0, p)
+        pr = self._position(&slots[1], 1, p)
+        o = self._position(&slots[2], 2, p)
         if self.strict:
             self._check_generalized(p, slots, n)
         if quad:
-            if slots[3].field:
-                g = self._slot_term(&slots[3], GRAPH_KINDS[(slots[3].field - 1) & 3], M_QUAD, 0)
-                self.last_g = g
-            else:
-                g = self.last_g
-                if g is _UNSET:
-                    self._fail(p, "repeated graph in the first quad of the stream")
+            g = self._position(&slots[3], 3, p)
         elif self.physical_type == PT_GRAPHS:
             g = self.graph
             quad = True

@@ -16,19 +16,12 @@ from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize
 from cpython.tuple cimport PyTuple_GET_SIZE, PyTuple_GET_ITEM
 
-from ._wire cimport write_varint, varint_size
+from ._wire cimport (write_varint, varint_size, K_NONE, K_IRI, K_BNODE, K_LITERAL, K_TRIPLE,
+                     K_DEFAULT)
 from ._terms cimport IRI, BlankNode, Literal, Triple, DefaultGraph
 
 from .errors import JellyEncodeError, JellyOptionsError
 from .options import PhysicalStreamType, PROTOCOL_VERSION, PROTOCOL_VERSION_1_0
-
-cdef enum:
-    K_NONE = 0          # repeated term: nothing written
-    K_IRI = 1
-    K_BNODE = 2
-    K_LITERAL = 3
-    K_TRIPLE = 4
-    K_DEFAULT = 5
 
 # Term positions.
 cdef enum:
@@ -373,7 +366,8 @@ cdef class Encoder:
             self._byte(0x08)
             self._varint(slot)
         table.last_id = slot
-        self._string_field(0x12, s, n)
+        if n:   # proto3 leaves out empty strings
+            self._string_field(0x12, s, n)
         self._close(msg)
         self._close(row)
         return 0

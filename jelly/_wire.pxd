@@ -9,6 +9,16 @@ cdef enum:
     WT_EGROUP = 4
     WT_I32 = 5
 
+# Kinds of RDF terms, as the oneofs of rdf.proto distinguish them (K_NONE: no term, i.e. a
+# repeated term).
+cdef enum:
+    K_NONE = 0
+    K_IRI = 1
+    K_BNODE = 2
+    K_LITERAL = 3
+    K_TRIPLE = 4
+    K_DEFAULT = 5
+
 # Deepest group nesting skipped inside unknown fields (upb's default recursion limit).
 cdef enum:
     MAX_GROUP_DEPTH = 100
