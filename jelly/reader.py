@@ -32,10 +32,11 @@ class Reader:
     def __init__(self, source, *, limits: ReaderLimits | None = None, factory=None,
                  strict: bool = False, terms: str = "native", output: str = "tuples") -> None:
         self.limits = limits if limits is not None else DEFAULT_LIMITS
-        self._stream, self._owned = open_binary(source)
-        self._frames = None
+        # The decoder first: it checks the arguments before a file is opened.
         self._decoder = Decoder(limits=self.limits, factory=factory, strict=strict, terms=terms,
                                 output=output)
+        self._stream, self._owned = open_binary(source)
+        self._frames = None
         self._output = output
         self._source = None
         self._error: JellyError | None = None
