@@ -325,6 +325,22 @@ cdef class Decoder:
 
     # ------------------------------------------------------------------ primitives
 
+    cdef inline const unsigned char* _tag(self, const unsigned char* p, const unsigned char* end,
+                                          uint64_t* tag) except NULL:
+        """Read a field tag at p; returns the position after it."""
+        cdef const unsigned char* q = read_varint(p, end, tag)
+        if q == NULL or bad_tag(tag[0]):
+            self._malformed(p, "bad field tag (field 0, truncated, or longer than 10 bytes)")
+        return q
+
+    cdef inline const unsigned char* _length(self, const unsigned char* q,
+                                             const unsigned char* end, uint64_t* v) except NULL:
+        """Read the length of a length-delimited field at q; returns where its payload starts."""
+        cdef const unsigned char* p = read_varint(q, end, v)
+        if p == NULL or v[0] > <uint64_t>(end - p):
+            self._malformed(q, "length past the end of the message")
+        return p
+
     cdef inline str _string(self, const unsigned char* p, const unsigned char* end):
         if p == end:
             return ""
@@ -343,16 +359,12 @@ cdef class Decoder:
         if depth > self.max_depth + 8:
             self._fail(p, "messages nested too deeply", JellyLimitError)
         while p < end:
-            q = read_varint(p, end, &tag)
-            if q == NULL or bad_tag(tag):
-                self._malformed(p, "bad field tag (field 0, truncated, or longer than 10 bytes)")
+            q = self._tag(p, end, &tag)
             kind = _message_field_kind(mtype, tag >> 3, &sub)
             if kind == F_VARINT and (tag & 7) == WT_VARINT:
                 p = read_varint(q, end, &v)
             elif (kind == F_STRING or kind == F_MSG) and (tag & 7) == WT_LEN:
-                p = read_varint(q, end, &v)
-                if p == NULL or v > <uint64_t>(end - p):
-                    self._malformed(q, "length past the end of the message")
+                p = self._length(q, end, &v)
                 if kind == F_STRING:
                     self._string(p, p + v)
                 else:
@@ -399,14 +411,10 @@ cdef class Decoder:
             slots[k].field = 0
         while p < end:
             tagpos = p
-            q = read_varint(p, end, &tag)
-            if q == NULL or bad_tag(tag):
-                self._malformed(p, "bad field tag (field 0, truncated, or longer than 10 bytes)")
+            q = self._tag(p, end, &tag)
             f = <int>(tag >> 3) - first_field
             if (tag & 7) == WT_LEN and 0 <= f < 4 * nslots and (tag >> 3) < 64:
-                p = read_varint(q, end, &v)
-                if p == NULL or v > <uint64_t>(end - p):
-                    self._malformed(q, "length past the end of the message")
+                p = self._length(q, end, &v)
                 s = &slots[f >> 2]
                 if s.field == f + first_field:
                     s.count += 1
@@ -472,9 +480,7 @@ cdef class Decoder:
         cdef const unsigned char* start = p
         cdef const unsigned char* q
         while p < end:
-            q = read_varint(p, end, &tag)
-            if q == NULL or bad_tag(tag):
-                self._malformed(p, "bad field tag (field 0, truncated, or longer than 10 bytes)")
+            q = self._tag(p, end, &tag)
             if tag == 0x08:
                 p = read_varint(q, end, &pid)
             elif tag == 0x10:
@@ -494,13 +500,9 @@ cdef class Decoder:
         cdef int kind = 0
         cdef object dtobj
         while p < end:
-            q = read_varint(p, end, &tag)
-            if q == NULL or bad_tag(tag):
-                self._malformed(p, "bad field tag (field 0, truncated, or longer than 10 bytes)")
+            q = self._tag(p, end, &tag)
             if tag == 0x0A or tag == 0x12:
-                p = read_varint(q, end, &v)
-                if p == NULL or v > <uint64_t>(end - p):
-                    self._malformed(q, "length past the end of the message")
+                p = self._length(q, end, &v)
                 if tag == 0x0A:
                     lex = self._string(p, p + v)
                 else:
@@ -723,15 +725,11 @@ cdef class Decoder:
         cdef str value
         cdef uint32_t id32, size, last
         while p < end:
-            q = read_varint(p, end, &tag)
-            if q == NULL or bad_tag(tag):
-                self._malformed(p, "bad field tag (field 0, truncated, or longer than 10 bytes)")
+            q = self._tag(p, end, &tag)
             if tag == 0x08:
                 p = read_varint(q, end, &ident)
             elif tag == 0x12:
-                p = read_varint(q, end, &v)
-                if p == NULL or v > <uint64_t>(end - p):
-                    self._malformed(q, "length past the end of the message")
+                p = self._length(q, end, &v)
                 if vp != NULL:
                     self._string(vp, ve)  # an overridden string must still be valid UTF-8
                 vp = p
@@ -785,13 +783,9 @@ cdef class Decoder:
         slot.field = 0
         while p < end:
             tagpos = p
-            q = read_varint(p, end, &tag)
-            if q == NULL or bad_tag(tag):
-                self._malformed(p, "bad field tag (field 0, truncated, or longer than 10 bytes)")
+            q = self._tag(p, end, &tag)
             if tag == 0x0A or tag == 0x12:
-                p = read_varint(q, end, &v)
-                if p == NULL or v > <uint64_t>(end - p):
-                    self._malformed(q, "length past the end of the message")
+                p = self._length(q, end, &v)
                 if tag == 0x0A:
                     name = self._string(p, p + v)
                 else:
@@ -822,13 +816,9 @@ cdef class Decoder:
         cdef bint gen = False, star = False
         cdef uint32_t names = 0, prefixes = 0, datatypes = 0, version = 0
         while p < end:
-            q = read_varint(p, end, &tag)
-            if q == NULL or bad_tag(tag):
-                self._malformed(p, "bad field tag (field 0, truncated, or longer than 10 bytes)")
+            q = self._tag(p, end, &tag)
             if tag == 0x0A:
-                p = read_varint(q, end, &v)
-                if p == NULL or v > <uint64_t>(end - p):
-                    self._malformed(q, "length past the end of the message")
+                p = self._length(q, end, &v)
                 name = self._string(p, p + v)
                 p = p + v
             elif (tag & 7) == WT_VARINT and (tag >> 3) in (2, 3, 4, 9, 10, 11, 14, 15):
@@ -926,14 +916,10 @@ cdef class Decoder:
         # The row is one oneof of message members: find the winner.
         while p < end:
             tagpos = p
-            q = read_varint(p, end, &tag)
-            if q == NULL or bad_tag(tag):
-                self._malformed(p, "bad field tag (field 0, truncated, or longer than 10 bytes)")
+            q = self._tag(p, end, &tag)
             f = <int>(tag >> 3) if (tag >> 3) < 64 else 0
             if (tag & 7) == WT_LEN and (1 <= f <= 6 or 9 <= f <= 11):
-                p = read_varint(q, end, &v)
-                if p == NULL or v > <uint64_t>(end - p):
-                    self._malformed(q, "length past the end of the message")
+                p = self._length(q, end, &v)
                 if row.field == f:
                     row.count += 1
                 else:
@@ -1013,13 +999,9 @@ cdef class Decoder:
         cdef str key = ""
         cdef bytes value = b""
         while p < end:
-            q = read_varint(p, end, &tag)
-            if q == NULL or bad_tag(tag):
-                self._malformed(p, "bad field tag (field 0, truncated, or longer than 10 bytes)")
+            q = self._tag(p, end, &tag)
             if tag == 0x0A or tag == 0x12:
-                p = read_varint(q, end, &v)
-                if p == NULL or v > <uint64_t>(end - p):
-                    self._malformed(q, "length past the end of the message")
+                p = self._length(q, end, &v)
                 if tag == 0x0A:
                     key = self._string(p, p + v)
                 else:
@@ -1064,13 +1046,9 @@ cdef class Decoder:
         gc_was_enabled = PyGC_Disable()
         try:
             while p < end:
-                q = read_varint(p, end, &tag)
-                if q == NULL or bad_tag(tag):
-                    self._malformed(p, "bad field tag (field 0, truncated, or longer than 10 bytes)")
+                q = self._tag(p, end, &tag)
                 if tag == 0x0A or tag == 0x7A:
-                    p = read_varint(q, end, &v)
-                    if p == NULL or v > <uint64_t>(end - p):
-                        self._malformed(q, "length past the end of the frame")
+                    p = self._length(q, end, &v)
                     if tag == 0x0A:
                         self._row(p, p + v)
                         self.row_index += 1
