@@ -341,6 +341,51 @@ cdef class Decoder:
             self._malformed(q, "length past the end of the message")
         return p
 
+    cdef inline const unsigned char* _skip(self, const unsigned char* q, const unsigned char* end,
+                                           uint64_t tag) except NULL:
+        """Skip the value of an unknown field whose tag ended at q."""
+        cdef const unsigned char* p = skip_field(q, end, tag, 0)
+        if p == NULL:
+            self._malformed(q, "truncated field or varint longer than 10 bytes")
+        return p
+
+    cdef int _record(self, Slot* s, int field, int mtype, const unsigned char* tagpos,
+                     const unsigned char* p, uint64_t v) except -1:
+        """Note an occurrence of a oneof member (payload p .. p + v, tag at tagpos): a later
+        member overrides the earlier one (which protobuf still parses, so it is validated), and
+        repeated occurrences of one member are counted for merging."""
+        if s.field == field:
+            s.count += 1
+        else:
+            if s.field != 0:
+                self._validate_run(s, mtype, tagpos)
+            s.field = field
+            s.count = 1
+            s.run = tagpos
+        s.p = p
+        s.end = p + v
+        return 0
+
+    cdef Py_ssize_t _scratch_begin(self, Slot* s):
+        """Enter a merged payload (a bytes copy): errors in it are reported at the first
+        occurrence.  Returns what _scratch_end needs to restore."""
+        cdef Py_ssize_t saved = self.scratch_offset if self.in_scratch else -1
+        if not self.in_scratch:
+            self.scratch_offset = self._offset(s.run)
+        self.in_scratch = True
+        return saved
+
+    cdef void _scratch_end(self, Py_ssize_t saved) noexcept:
+        self.in_scratch = saved >= 0
+        if saved >= 0:
+            self.scratch_offset = saved
+
+    cdef bytes _merged(self, Slot* s, int mtype):
+        """Protobuf merges repeated occurrences of a singular message: that is the same as
+        parsing their payloads concatenated, once each payload is valid on its own."""
+        self._validate_run(s, mtype, s.end)
+        return self._concat_run(s)
+
     cdef inline str _string(self, const unsigned char* p, const unsigned char* end):
         if p == end:
             return ""
@@ -371,8 +416,8 @@ cdef class Decoder:
                     self._validate(sub, p, p + v, depth + 1)
                 p = p + v
             else:
-                p = skip_field(q, end, tag, 0)
-            if p == NULL:
+                p = self._skip(q, end, tag)
+            if p == NULL:   # a varint value above was truncated
                 self._malformed(q, "truncated field or varint longer than 10 bytes")
         return 0
 
@@ -406,7 +451,6 @@ cdef class Decoder:
         cdef const unsigned char* tagpos
         cdef const unsigned char* q
         cdef int f, k
-        cdef Slot* s
         for k in range(nslots):
             slots[k].field = 0
         while p < end:
@@ -415,22 +459,10 @@ cdef class Decoder:
             f = <int>(tag >> 3) - first_field
             if (tag & 7) == WT_LEN and 0 <= f < 4 * nslots and (tag >> 3) < 64:
                 p = self._length(q, end, &v)
-                s = &slots[f >> 2]
-                if s.field == f + first_field:
-                    s.count += 1
-                else:
-                    if s.field != 0:
-                        self._validate_run(s, mtype, tagpos)
-                    s.field = f + first_field
-                    s.count = 1
-                    s.run = tagpos
-                s.p = p
-                s.end = p + v
+                self._record(&slots[f >> 2], f + first_field, mtype, tagpos, p, v)
                 p = p + v
             else:
-                p = skip_field(q, end, tag, 0)
-                if p == NULL:
-                    self._malformed(q, "truncated field or varint longer than 10 bytes")
+                p = self._skip(q, end, tag)
         return 0
 
     # ------------------------------------------------------------------ terms
@@ -486,8 +518,8 @@ cdef class Decoder:
             elif tag == 0x10:
                 p = read_varint(q, end, &nid)
             else:
-                p = skip_field(q, end, tag, 0)
-            if p == NULL:
+                p = self._skip(q, end, tag)
+            if p == NULL:   # a varint value above was truncated
                 self._malformed(q, "truncated field or varint longer than 10 bytes")
         return self._resolve_iri(pid, nid, start)
 
@@ -513,8 +545,8 @@ cdef class Decoder:
                 p = read_varint(q, end, &dt)
                 kind = 3
             else:
-                p = skip_field(q, end, tag, 0)
-            if p == NULL:
+                p = self._skip(q, end, tag)
+            if p == NULL:   # a varint value above was truncated
                 self._malformed(q, "truncated field or varint longer than 10 bytes")
         if kind == 3:
             dt = <uint32_t>dt
@@ -554,27 +586,18 @@ cdef class Decoder:
         cdef const unsigned char* end = s.end
         cdef bytes merged
         cdef object term
-        cdef bint saved
-        cdef Py_ssize_t saved_offset
+        cdef Py_ssize_t saved
         if s.count > 1:
             if kind == K_BNODE:
                 self._validate_run(s, mtype, s.p)   # earlier strings must be valid UTF-8
             else:
-                # Protobuf merges repeated occurrences of a singular message: that is the same as
-                # parsing their payloads concatenated, once each payload is valid on its own.
-                self._validate_run(s, mtype, s.end)
-                merged = self._concat_run(s)
-                saved = self.in_scratch
-                saved_offset = self.scratch_offset
-                if not saved:
-                    self.scratch_offset = self._offset(s.run)
-                self.in_scratch = True
+                merged = self._merged(s, mtype)
+                saved = self._scratch_begin(s)
                 try:
                     p = <const unsigned char*>PyBytes_AS_STRING(merged)
                     term = self._term(kind, p, p + PyBytes_GET_SIZE(merged), depth)
                 finally:
-                    self.in_scratch = saved
-                    self.scratch_offset = saved_offset
+                    self._scratch_end(saved)
                 return term
         return self._term(kind, p, end, depth)
 
@@ -736,8 +759,8 @@ cdef class Decoder:
                 ve = p + v
                 p = p + v
             else:
-                p = skip_field(q, end, tag, 0)
-            if p == NULL:
+                p = self._skip(q, end, tag)
+            if p == NULL:   # a varint value above was truncated
                 self._malformed(q, "truncated field or varint longer than 10 bytes")
         value = self._string(vp, ve) if vp != NULL else ""
         id32 = <uint32_t>ident
@@ -789,19 +812,10 @@ cdef class Decoder:
                 if tag == 0x0A:
                     name = self._string(p, p + v)
                 else:
-                    if slot.field:
-                        slot.count += 1
-                    else:
-                        slot.field = 2
-                        slot.count = 1
-                        slot.run = tagpos
-                    slot.p = p
-                    slot.end = p + v
+                    self._record(&slot, 2, M_NAMESPACE, tagpos, p, v)
                 p = p + v
             else:
-                p = skip_field(q, end, tag, 0)
-                if p == NULL:
-                    self._malformed(q, "truncated field or varint longer than 10 bytes")
+                p = self._skip(q, end, tag)
         if slot.field == 0:
             self._fail(start, "namespace declaration without an IRI value")
         iri = self._slot_term(&slot, K_IRI, M_NAMESPACE, 0)
@@ -843,9 +857,7 @@ cdef class Decoder:
                 else:
                     version = <uint32_t>v
             else:
-                p = skip_field(q, end, tag, 0)
-                if p == NULL:
-                    self._malformed(q, "truncated field or varint longer than 10 bytes")
+                p = self._skip(q, end, tag)
         return (name, physical, gen, star, names, prefixes, datatypes, logical, version)
 
     cdef int _apply_options(self, tuple key, const unsigned char* at) except -1:
@@ -902,6 +914,7 @@ cdef class Decoder:
         cdef const unsigned char* tagpos
         cdef const unsigned char* q
         cdef int f, sub = 0
+        cdef Py_ssize_t saved
         cdef bytes merged
         row.field = 0
         # Fast path: the row is one length-delimited member of the oneof filling the row.
@@ -920,36 +933,21 @@ cdef class Decoder:
             f = <int>(tag >> 3) if (tag >> 3) < 64 else 0
             if (tag & 7) == WT_LEN and (1 <= f <= 6 or 9 <= f <= 11):
                 p = self._length(q, end, &v)
-                if row.field == f:
-                    row.count += 1
-                else:
-                    if row.field != 0:
-                        self._validate_run(&row, M_ROW, tagpos)
-                    row.field = f
-                    row.count = 1
-                    row.run = tagpos
-                row.p = p
-                row.end = p + v
+                self._record(&row, f, M_ROW, tagpos, p, v)
                 p = p + v
             else:
-                p = skip_field(q, end, tag, 0)
-                if p == NULL:
-                    self._malformed(q, "truncated field or varint longer than 10 bytes")
+                p = self._skip(q, end, tag)
         if row.field == 0:
             self._fail(start, "stream row without content")
         self.counts[ROW_KIND_INDEX[row.field]] += 1
         if row.count > 1:
-            self._validate_run(&row, M_ROW, row.end)
-            merged = self._concat_run(&row)
-            saved = self.in_scratch
-            if not saved:
-                self.scratch_offset = self._offset(row.run)
-            self.in_scratch = True
+            merged = self._merged(&row, M_ROW)
+            saved = self._scratch_begin(&row)
             try:
                 p = <const unsigned char*>PyBytes_AS_STRING(merged)
                 self._row_content(row.field, p, p + PyBytes_GET_SIZE(merged))
             finally:
-                self.in_scratch = saved
+                self._scratch_end(saved)
         else:
             self._row_content(row.field, row.p, row.end)
         return 0
@@ -1008,9 +1006,7 @@ cdef class Decoder:
                     value = PyBytes_FromStringAndSize(<const char*>p, v)
                 p = p + v
             else:
-                p = skip_field(q, end, tag, 0)
-                if p == NULL:
-                    self._malformed(q, "truncated field or varint longer than 10 bytes")
+                p = self._skip(q, end, tag)
         metadata[key] = value
         return 0
 
@@ -1056,9 +1052,7 @@ cdef class Decoder:
                         self._metadata_entry(p, p + v, metadata)
                     p = p + v
                 else:
-                    p = skip_field(q, end, tag, 0)
-                    if p == NULL:
-                        self._malformed(q, "truncated field or varint longer than 10 bytes")
+                    p = self._skip(q, end, tag)
         except Exception as exc:
             if isinstance(exc, JellyError):
                 if exc.offset is None and exc.frame is None:
