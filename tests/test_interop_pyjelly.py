@@ -170,38 +170,13 @@ def drop_typed(statements):
 
 
 # --------------------------------------------------------------------------------------
-# conversions: neutral <-> jelly, neutral <-> pyjelly
+# conversions: neutral <-> jelly (shared with test_roundtrip), neutral <-> pyjelly
 # --------------------------------------------------------------------------------------
 
-def to_jelly(t):
-    k = t[0]
-    if k == "I":
-        return jelly.IRI(t[1])
-    if k == "B":
-        return jelly.BlankNode(t[1])
-    if k == "L":
-        return jelly.Literal(t[1], language=t[2], datatype=t[3])
-    if k == "D":
-        return jelly.DEFAULT_GRAPH
-    return jelly.Triple(*(to_jelly(x) for x in t[1:]))
-
+from test_roundtrip import from_jelly, to_jelly  # noqa: E402
 
 def jelly_statements(statements):
     return [tuple(to_jelly(t) for t in st) for st in statements]
-
-
-def from_jelly(x):
-    if type(x) is jelly.IRI:
-        return ("I", x.value)
-    if type(x) is jelly.BlankNode:
-        return ("B", x.value)
-    if type(x) is jelly.Literal:
-        return ("L", x.lex, x.language, None if x.datatype is None else x.datatype.value)
-    if type(x) is jelly.DefaultGraph:
-        return ("D",)
-    if type(x) is jelly.Triple:
-        return ("T", from_jelly(x.s), from_jelly(x.p), from_jelly(x.o))
-    raise AssertionError(f"jelly produced a non-term {x!r}")
 
 
 def jelly_read(data, **kw):

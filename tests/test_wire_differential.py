@@ -96,15 +96,7 @@ def pb_to_model(msg) -> Msg:
 def varint(v: int, length: int = 0) -> bytes:
     """Varint of v, padded with redundant continuation bytes to `length` bytes if longer."""
     assert 0 <= v < 1 << 64
-    out = bytearray()
-    while True:
-        b = v & 0x7F
-        v >>= 7
-        if v:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            break
+    out = bytearray(rd._enc_varint(v))
     if length > len(out):
         out[-1] |= 0x80
         out.extend(b"\x80" * (length - len(out) - 1))
