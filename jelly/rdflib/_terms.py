@@ -11,9 +11,9 @@ from rdflib.graph import DATASET_DEFAULT_GRAPH_ID, Graph
 from rdflib.term import BNode, Literal as RdfLiteral, URIRef
 
 from .._terms import DEFAULT_GRAPH, BlankNode, IRI, Literal
-from ..errors import JellyDecodeError, JellyError
+from ..errors import JellyError
 
-__all__ = ["NotRepresentableError", "TermFactory", "clean_decode_error", "make_term_adapter",
+__all__ = ["NotRepresentableError", "TermFactory", "make_term_adapter",
            "to_jelly"]
 
 #: Literals kept by a factory (most data repeats a small set of literals; rdflib's Literal
@@ -114,15 +114,6 @@ class TermFactory:
             cache.clear()
         cache[key] = lit
         return lit
-
-
-def clean_decode_error(exc: JellyDecodeError) -> JellyError:
-    """The decoder wraps exceptions raised by a factory; unwrap ours (keeping the location)."""
-    inner = exc.__context__
-    if isinstance(inner, NotRepresentableError):
-        return NotRepresentableError(inner.message, offset=exc.offset, frame=exc.frame,
-                                     row=exc.row)
-    return exc
 
 
 def make_term_adapter():

@@ -17,11 +17,11 @@ from rdflib.plugins.stores.memory import Memory
 from rdflib.term import BNode, Literal as RdfLiteral
 
 from .._terms import DEFAULT_GRAPH
-from ..errors import JellyDecodeError, JellyError, JellyOptionsError
+from ..errors import JellyError, JellyOptionsError
 from ..options import PhysicalStreamType, StreamOptions, is_grouped
 from ..reader import Reader
 from ..writer import DEFAULT_ROWS_PER_FRAME, Writer, _enum
-from ._terms import NotRepresentableError, TermFactory, clean_decode_error, make_term_adapter
+from ._terms import NotRepresentableError, TermFactory, make_term_adapter
 
 __all__ = ["load", "parse_graph", "parse_grouped", "parse_statements", "serialize",
            "serialize_grouped"]
@@ -215,19 +215,16 @@ def load(graph: Graph, source, *, limits=None, strict: bool = False) -> Graph:
 
 def _fill(graph: Graph, reader: Reader, factory: TermFactory) -> None:
     sink = _Sink(graph)
-    try:
-        for frame in _Scoped(reader, factory, _grouped(reader)):
-            if frame.namespaces:
-                sink.bind(frame.namespaces)
-            statements = frame.statements
-            if not statements:
-                continue
-            if len(statements[0]) == 3:
-                sink.triples(statements)
-            else:
-                sink.quads(statements)
-    except JellyDecodeError as exc:
-        raise clean_decode_error(exc) from None
+    for frame in _Scoped(reader, factory, _grouped(reader)):
+        if frame.namespaces:
+            sink.bind(frame.namespaces)
+        statements = frame.statements
+        if not statements:
+            continue
+        if len(statements[0]) == 3:
+            sink.triples(statements)
+        else:
+            sink.quads(statements)
 
 
 def parse_graph(source, *, limits=None, strict: bool = False):
@@ -240,10 +237,7 @@ def _parse_graph(source, limits=None, strict=False):
     """(Graph or Dataset, number of frames read)."""
     reader, factory = _open(source, limits, strict)
     with reader:
-        try:
-            options = reader.options
-        except JellyDecodeError as exc:
-            raise clean_decode_error(exc) from None
+        options = reader.options
         if options is not None and options.physical_type != PhysicalStreamType.TRIPLES:
             result = Dataset()
             _fill(default_graph(result), reader, factory)
@@ -268,28 +262,25 @@ def parse_grouped(source, *, graph_factory=None, dataset_factory=None, limits=No
     reader, factory = _open(source, limits, strict)
     make_graph = graph_factory or Graph
     make_dataset = dataset_factory or Dataset
-    try:
-        with reader:
-            options = reader.options
-            quads = options is not None and options.physical_type != PhysicalStreamType.TRIPLES
-            namespaces: dict = {}
-            for frame in _Scoped(reader, factory, True):
-                for name, iri in frame.namespaces:
-                    namespaces[name] = iri
-                ds = make_dataset() if quads else make_graph()
-                target = default_graph(ds) if isinstance(ds, ConjunctiveGraph) else ds
-                sink = _Sink(target)
-                if namespaces:
-                    sink.bind(namespaces.items())
-                statements = frame.statements
-                if statements:
-                    if len(statements[0]) == 3:
-                        sink.triples(statements)
-                    else:
-                        sink.quads(statements)
-                yield (ds, frame.metadata) if metadata else ds
-    except JellyDecodeError as exc:
-        raise clean_decode_error(exc) from None
+    with reader:
+        options = reader.options
+        quads = options is not None and options.physical_type != PhysicalStreamType.TRIPLES
+        namespaces: dict = {}
+        for frame in _Scoped(reader, factory, True):
+            for name, iri in frame.namespaces:
+                namespaces[name] = iri
+            ds = make_dataset() if quads else make_graph()
+            target = default_graph(ds) if isinstance(ds, ConjunctiveGraph) else ds
+            sink = _Sink(target)
+            if namespaces:
+                sink.bind(namespaces.items())
+            statements = frame.statements
+            if statements:
+                if len(statements[0]) == 3:
+                    sink.triples(statements)
+                else:
+                    sink.quads(statements)
+            yield (ds, frame.metadata) if metadata else ds
 
 
 def parse_statements(source, *, limits=None, strict: bool = False) -> Iterator[tuple]:
@@ -302,12 +293,9 @@ def parse_statements(source, *, limits=None, strict: bool = False) -> Iterator[t
     DATASETS).
     """
     reader, factory = _open(source, limits, strict)
-    try:
-        with reader:
-            for frame in _Scoped(reader, factory, _grouped(reader)):
-                yield from frame.statements
-    except JellyDecodeError as exc:
-        raise clean_decode_error(exc) from None
+    with reader:
+        for frame in _Scoped(reader, factory, _grouped(reader)):
+            yield from frame.statements
 
 
 # ------------------------------------------------------------------------------------------------
