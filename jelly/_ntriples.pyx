@@ -1,9 +1,9 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""N-Triples / N-Quads text codec with RDF-star quoted triples and generalized RDF.
+"""N-Triples / N-Quads parser with RDF-star quoted triples and generalized RDF.
 
-Reading works on raw UTF-8 bytes with C-level scanning; writing produces the W3C canonical
-escaping.  Public API: ``term_to_nt``, ``statement_to_nt``, ``NQuadsWriter``, ``parse_nquads``
-and the ``MESSAGE`` sentinel (a ``# @message`` comment line, used as a message boundary).
+Works on raw UTF-8 bytes with C-level scanning.  Public API: ``parse_nquads``, ``TermParser``
+(single terms, e.g. DataFrame columns) and the ``MESSAGE`` sentinel (a ``# @message`` comment
+line, used as a message boundary).  Output is in ``jelly._ntformat``.
 """
 
 cimport cython
@@ -23,19 +23,15 @@ import io
 
 from .errors import JellyEncodeError, RdfSyntaxError
 
-__all__ = ["term_to_nt", "statement_to_nt", "NQuadsWriter", "parse_nquads", "MESSAGE",
-           "TermParser", "parse_term"]
+__all__ = ["parse_nquads", "MESSAGE", "TermParser"]
 
 cdef str _XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
-cdef str _MESSAGE_LINE = "# @message\n"
 
 cdef enum:
     _MAX_DEPTH = 64            # quoted-triple nesting accepted by the parser
-    _MAX_WRITE_DEPTH = 1000    # writer guard against C stack exhaustion
     _CACHE_SLOTS = 8192        # direct-mapped term cache: memory stays flat on huge inputs
     _CACHE_MAX_KEY = 512       # longer IRIs are rarely repeated; don't pin their bytes
     _DEFAULT_CHUNK = 1 << 20
-    _WRITE_BUFFER = 1 << 16
     _BATCH = 128               # statements parsed per resumption of the generator
 
 
@@ -64,8 +60,6 @@ cdef unsigned char _ALPHA[256]
 cdef unsigned char _ALNUM[256]
 cdef unsigned char _ECHAR[256]      # value of \X escapes in literals, 0 = invalid
 cdef signed char _HEX[256]
-cdef unsigned char _W_IRI[256]      # writer: Latin-1 chars that must be \u-escaped in IRIs
-cdef unsigned char _W_LIT[256]      # writer: Latin-1 chars that must be escaped in literals
 
 
 cdef void _init_tables() noexcept:
@@ -80,8 +74,6 @@ cdef void _init_tables() noexcept:
         _BN_REST[i] = _BN_FIRST[i] or i == 0x2D or i == 0x2E
         _ECHAR[i] = 0
         _HEX[i] = -1
-        _W_IRI[i] = i <= 0x20 or i in (0x22, 0x3C, 0x3E, 0x5C, 0x5E, 0x60, 0x7B, 0x7C, 0x7D)
-        _W_LIT[i] = i < 0x20 or i in (0x22, 0x5C, 0x7F)
     for i in range(10):
         _HEX[48 + i] = i
     for i in range(6):
@@ -98,344 +90,6 @@ cdef void _init_tables() noexcept:
 
 
 _init_tables()
-
-
-# ---------------------------------------------------------------------------------------------
-# Writing
-
-cdef inline bint _iri_bad(Py_UCS4 c) noexcept:
-    return c <= 0x20 or c == 0x22 or c == 0x3C or c == 0x3E or c == 0x5C or c == 0x5E \
-        or c == 0x60 or c == 0x7B or c == 0x7C or c == 0x7D
-
-
-cdef inline bint _lit_bad(Py_UCS4 c) noexcept:
-    return c < 0x20 or c == 0x22 or c == 0x5C or c == 0x7F
-
-
-cdef inline bint _is_surrogate(Py_UCS4 c) noexcept:
-    return 0xD800 <= c <= 0xDFFF
-
-
-cdef str _uchar(Py_UCS4 c):
-    # Canonical form: uppercase hex, the short form whenever it fits.
-    if c <= 0xFFFF:
-        return "\\u%04X" % <long>c
-    return "\\U%08X" % <long>c
-
-
-cdef int _no_surrogates(str s, str what) except -1:
-    # Lone surrogates cannot be encoded as UTF-8, nor written as a valid \u escape.
-    cdef Py_UCS4 c
-    if PyUnicode_KIND(s) == PyUnicode_1BYTE_KIND:
-        return 0
-    for c in s:
-        if _is_surrogate(c):
-            raise ValueError(f"{what} contains a lone surrogate U+{<int>c:04X}, which cannot be written")
-    return 0
-
-
-cdef str _iri_nt(str v):
-    cdef Py_ssize_t i, n = PyUnicode_GET_LENGTH(v)
-    cdef const unsigned char* d
-    cdef Py_UCS4 c
-    if PyUnicode_KIND(v) == PyUnicode_1BYTE_KIND:
-        d = <const unsigned char*>PyUnicode_DATA(v)
-        for i in range(n):
-            if _W_IRI[d[i]]:
-                return _iri_nt_slow(v)
-    else:
-        for c in v:
-            if _iri_bad(c) or _is_surrogate(c):
-                return _iri_nt_slow(v)
-    return f"<{v}>"
-
-
-cdef str _iri_nt_slow(str v):
-    cdef list parts = ["<"]
-    cdef Py_ssize_t i, start = 0, n = PyUnicode_GET_LENGTH(v)
-    cdef Py_UCS4 c
-    for i in range(n):
-        c = v[i]
-        if _is_surrogate(c):
-            raise ValueError(f"IRI contains a lone surrogate U+{<int>c:04X}, which cannot be written")
-        if _iri_bad(c):
-            if i > start:
-                parts.append(v[start:i])
-            parts.append(_uchar(c))
-            start = i + 1
-    if n > start:
-        parts.append(v[start:])
-    parts.append(">")
-    return "".join(parts)
-
-
-cdef str _lex_nt(str lex):
-    cdef Py_ssize_t i, n = PyUnicode_GET_LENGTH(lex)
-    cdef const unsigned char* d
-    cdef Py_UCS4 c
-    if PyUnicode_KIND(lex) == PyUnicode_1BYTE_KIND:
-        d = <const unsigned char*>PyUnicode_DATA(lex)
-        for i in range(n):
-            if _W_LIT[d[i]]:
-                return _lex_nt_slow(lex)
-    else:
-        for c in lex:
-            if _lit_bad(c) or _is_surrogate(c):
-                return _lex_nt_slow(lex)
-    return f'"{lex}"'
-
-
-cdef str _lex_nt_slow(str lex):
-    # ECHAR for BS, HT, LF, FF, CR, '"' and '\'; \u00XX for the other C0 controls and DEL.
-    cdef list parts = ['"']
-    cdef Py_ssize_t i, start = 0, n = PyUnicode_GET_LENGTH(lex)
-    cdef Py_UCS4 c
-    cdef str e
-    for i in range(n):
-        c = lex[i]
-        if _is_surrogate(c):
-            raise ValueError(f"literal contains a lone surrogate U+{<int>c:04X}, which cannot be written")
-        if not _lit_bad(c):
-            continue
-        if c == 0x22:
-            e = '\\"'
-        elif c == 0x5C:
-            e = "\\\\"
-        elif c == 0x0A:
-            e = "\\n"
-        elif c == 0x0D:
-            e = "\\r"
-        elif c == 0x09:
-            e = "\\t"
-        elif c == 0x08:
-            e = "\\b"
-        elif c == 0x0C:
-            e = "\\f"
-        else:
-            e = _uchar(c)
-        if i > start:
-            parts.append(lex[start:i])
-        parts.append(e)
-        start = i + 1
-    if n > start:
-        parts.append(lex[start:])
-    parts.append('"')
-    return "".join(parts)
-
-
-cdef inline bint _pn_chars_base(Py_UCS4 c) noexcept:
-    return ((0x41 <= c <= 0x5A) or (0x61 <= c <= 0x7A) or (0xC0 <= c <= 0xD6)
-            or (0xD8 <= c <= 0xF6) or (0xF8 <= c <= 0x2FF) or (0x370 <= c <= 0x37D)
-            or (0x37F <= c <= 0x1FFF) or (0x200C <= c <= 0x200D) or (0x2070 <= c <= 0x218F)
-            or (0x2C00 <= c <= 0x2FEF) or (0x3001 <= c <= 0xD7FF) or (0xF900 <= c <= 0xFDCF)
-            or (0xFDF0 <= c <= 0xFFFD) or (0x10000 <= c <= 0xEFFFF))
-
-
-cdef inline bint _pn_chars(Py_UCS4 c) noexcept:
-    # PN_CHARS of the N-Triples grammar (PN_CHARS_U, '-', digits and a few combining ranges).
-    return (_pn_chars_base(c) or c == 0x5F or c == 0x3A or c == 0x2D or (0x30 <= c <= 0x39)
-            or c == 0xB7 or (0x300 <= c <= 0x36F) or (0x203F <= c <= 0x2040))
-
-
-cdef str _bnode_nt(str label):
-    # Labels come from other syntaxes (Jelly allows any string): one that is not a valid
-    # BLANK_NODE_LABEL is written as 'j-' + the hex of its UTF-8, which always is.
-    cdef Py_ssize_t i, n = PyUnicode_GET_LENGTH(label)
-    cdef Py_UCS4 c
-    cdef bint ok = n > 0
-    if ok:
-        c = label[0]
-        ok = _pn_chars_base(c) or c == 0x5F or c == 0x3A or (0x30 <= c <= 0x39)
-        i = 1
-        while ok and i < n:
-            c = label[i]
-            ok = _pn_chars(c) or (c == 0x2E and i < n - 1)
-            i += 1
-    if ok and not _looks_escaped(label, n):
-        return f"_:{label}"
-    _no_surrogates(label, "blank node label")
-    return "_:j-" + label.encode("utf-8").hex()
-
-
-cdef bint _looks_escaped(str label, Py_ssize_t n):
-    # 'j-' + hex pairs is the escaped form, so a real label of that form is escaped as well:
-    # the mapping from labels to N-Triples stays one-to-one.
-    cdef Py_ssize_t i
-    cdef Py_UCS4 c
-    if n < 2 or label[0] != "j" or label[1] != "-" or n % 2 == 1:
-        return False
-    for i in range(2, n):
-        c = label[i]
-        if not ((0x30 <= c <= 0x39) or (0x61 <= c <= 0x66)):
-            return False
-    return True
-
-
-cdef str _lang_nt(str lang):
-    # LANGTAG ::= '@' [a-zA-Z]+ ('-' [a-zA-Z0-9]+)*; anything else would break the line.
-    cdef Py_ssize_t i, n = PyUnicode_GET_LENGTH(lang)
-    cdef Py_UCS4 c
-    cdef bint first = True, empty = True
-    cdef bint ok = n > 0
-    for i in range(n):
-        c = lang[i]
-        if c == 0x2D:
-            if empty:
-                ok = False
-                break
-            first = False
-            empty = True
-        elif (0x41 <= c <= 0x5A) or (0x61 <= c <= 0x7A) or (not first and 0x30 <= c <= 0x39):
-            empty = False
-        else:
-            ok = False
-            break
-    if not ok or empty:
-        raise JellyEncodeError(f"language tag {lang!r} cannot be written in N-Triples")
-    return "@" + lang
-
-
-cdef str _term_nt(object t, int depth):
-    cdef object tp = type(t)
-    cdef Literal lit
-    cdef Triple tr
-    cdef str s, label
-    cdef object dt, lang
-    if tp is IRI:
-        return _iri_nt((<IRI>t).value)
-    if tp is Literal:
-        lit = <Literal>t
-        s = _lex_nt(lit.lex)
-        lang = lit.language
-        if lang is not None:
-            if type(lang) is not str:
-                raise TypeError("literal language tag must be str")
-            return s + _lang_nt(<str>lang)
-        dt = lit.datatype
-        if dt is None:
-            return s
-        if type(dt) is IRI:
-            dt = (<IRI>dt).value
-        elif type(dt) is not str:
-            raise TypeError("literal datatype must be an IRI")
-        if dt == _XSD_STRING:   # xsd:string is the simple literal
-            return s
-        return f"{s}^^{_iri_nt(<str>dt)}"
-    if tp is BlankNode:
-        return _bnode_nt((<BlankNode>t).value)
-    if tp is Triple:
-        if depth >= _MAX_WRITE_DEPTH:
-            raise ValueError(f"quoted triples nested deeper than {_MAX_WRITE_DEPTH}")
-        tr = <Triple>t
-        return (f"<< {_term_nt(tr.s, depth + 1)} {_term_nt(tr.p, depth + 1)} "
-                f"{_term_nt(tr.o, depth + 1)} >>")
-    if tp is DefaultGraph:
-        raise TypeError("DEFAULT_GRAPH has no N-Triples form")
-    raise TypeError(f"not an RDF term: {t!r}")
-
-
-cdef str _statement_nt(object stmt):
-    cdef Py_ssize_t n
-    cdef object s, p, o, g = None
-    cdef str line
-    if type(stmt) is tuple:
-        n = len(<tuple>stmt)
-        if n == 3:
-            s, p, o = <tuple>stmt
-        elif n == 4:
-            s, p, o, g = <tuple>stmt
-        else:
-            raise ValueError(f"a statement has 3 or 4 terms, not {n}")
-    elif type(stmt) is Triple:
-        s, p, o = (<Triple>stmt).s, (<Triple>stmt).p, (<Triple>stmt).o
-    else:
-        return _statement_nt(tuple(stmt))
-    line = f"{_term_nt(s, 0)} {_term_nt(p, 0)} {_term_nt(o, 0)}"
-    if g is None or type(g) is DefaultGraph:
-        return f"{line} .\n"
-    if type(g) is Triple:
-        raise ValueError("a quoted triple cannot be a graph label")
-    return f"{line} {_term_nt(g, 0)} .\n"
-
-
-def term_to_nt(term):
-    """The N-Triples form of an IRI, blank node, literal or quoted triple."""
-    return _term_nt(term, 0)
-
-
-def statement_to_nt(stmt):
-    """One N-Triples / N-Quads line (with ``" .\\n"``) for ``(s, p, o)`` or ``(s, p, o, g)``.
-
-    A graph of ``DEFAULT_GRAPH`` or ``None`` gives a triple line.
-    """
-    return _statement_nt(stmt)
-
-
-@cython.final
-cdef class NQuadsWriter:
-    """Writes statements as N-Quads lines to a binary stream, buffering about 64 KiB.
-
-    ``write(MESSAGE)`` is the same as ``write_message()``.  ``close()`` flushes but leaves the
-    underlying stream open.
-    """
-
-    cdef object _stream
-    cdef object _write
-    cdef list _parts
-    cdef Py_ssize_t _size
-    cdef Py_ssize_t _limit
-
-    def __init__(self, stream, *, Py_ssize_t buffer_size=_WRITE_BUFFER):
-        self._stream = stream
-        self._write = stream.write
-        self._parts = []
-        self._size = 0
-        self._limit = buffer_size if buffer_size > 0 else 1
-
-    def write(self, stmt):
-        """Buffer one statement (a 3- or 4-tuple)."""
-        cdef str line
-        if stmt is MESSAGE:
-            line = _MESSAGE_LINE
-        else:
-            line = _statement_nt(stmt)
-        self._parts.append(line)
-        self._size += PyUnicode_GET_LENGTH(line)
-        if self._size >= self._limit:
-            self._drain()
-
-    def write_message(self):
-        """Write a message boundary: the line ``# @message``."""
-        self._parts.append(_MESSAGE_LINE)
-        self._size += PyUnicode_GET_LENGTH(_MESSAGE_LINE)
-        if self._size >= self._limit:
-            self._drain()
-
-    cdef int _drain(self) except -1:
-        cdef list parts = self._parts
-        if parts:
-            self._parts = []
-            self._size = 0
-            self._write(("".join(parts)).encode("utf-8"))
-        return 0
-
-    def flush(self):
-        """Write out the buffer and flush the underlying stream (if it can be flushed)."""
-        self._drain()
-        flush = getattr(self._stream, "flush", None)
-        if flush is not None:
-            flush()
-
-    def close(self):
-        """Flush; the underlying stream stays open."""
-        self.flush()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.flush()
-        return False
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1195,7 +849,3 @@ cdef class TermParser:
             p._fail("unexpected text after the term", p.p)
         return term
 
-
-def parse_term(str text):
-    """The term that one N-Triples term string spells (see :class:`TermParser`)."""
-    return TermParser().parse(text)

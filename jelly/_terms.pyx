@@ -58,7 +58,7 @@ cdef class IRI:
         return f"IRI({self.value!r})"
 
     def __str__(self):
-        from ._ntriples import term_to_nt
+        from ._ntformat import term_to_nt
         return term_to_nt(self)
 
     def __reduce__(self):
@@ -95,7 +95,7 @@ cdef class BlankNode:
         return f"BlankNode({self.value!r})"
 
     def __str__(self):
-        from ._ntriples import term_to_nt
+        from ._ntformat import term_to_nt
         return term_to_nt(self)
 
     def __reduce__(self):
@@ -159,7 +159,7 @@ cdef class Literal:
         return f"Literal({self.lex!r})"
 
     def __str__(self):
-        from ._ntriples import term_to_nt
+        from ._ntformat import term_to_nt
         return term_to_nt(self)
 
     def __reduce__(self):
@@ -202,7 +202,7 @@ cdef class Triple:
         return f"Triple({self.s!r}, {self.p!r}, {self.o!r})"
 
     def __str__(self):
-        from ._ntriples import term_to_nt
+        from ._ntformat import term_to_nt
         return term_to_nt(self)
 
     def __reduce__(self):

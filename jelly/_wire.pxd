@@ -1,6 +1,8 @@
-# Protobuf wire-format primitives shared by the decoder and the encoder: the only varint code.
-from libc.stdint cimport uint64_t
+# Wire-format primitives shared by every reader and writer (protobuf and Thrift compact): the
+# only varint code of the package.
+from libc.stdint cimport uint64_t, int64_t
 
+# Protobuf wire types.
 cdef enum:
     WT_VARINT = 0
     WT_I64 = 1
@@ -56,7 +58,7 @@ cdef inline bint bad_tag(uint64_t tag) noexcept nogil:
 
 cdef inline const unsigned char* skip_field(const unsigned char* p, const unsigned char* end,
                                             uint64_t tag, int depth) noexcept nogil:
-    """Skip the value of a field whose tag was just read; NULL if malformed."""
+    """Skip the value of a protobuf field whose tag was just read; NULL if malformed."""
     cdef uint64_t v
     cdef unsigned int wt = tag & 7
     if wt == WT_VARINT:
@@ -100,3 +102,13 @@ cdef inline unsigned char* write_varint(unsigned char* p, uint64_t v) noexcept n
         p += 1
     p[0] = <unsigned char>v
     return p + 1
+
+
+# Zigzag encoding of signed integers (protobuf sint32/sint64, Thrift compact i16/i32/i64).
+
+cdef inline uint64_t zigzag(int64_t v) noexcept nogil:
+    return (<uint64_t>v << 1) ^ <uint64_t>(v >> 63)
+
+
+cdef inline int64_t unzigzag(uint64_t v) noexcept nogil:
+    return <int64_t>(v >> 1) ^ -<int64_t>(v & 1)

@@ -76,7 +76,8 @@ class StreamOptions:
     max_prefix_table_size: int = 150
     max_datatype_table_size: int = 32
     stream_name: str = ""
-    version: int = PROTOCOL_VERSION_1_0
+    #: Protocol version tag; ``None`` (writers): the lowest version the stream's features allow.
+    version: int | None = None
 
     def __post_init__(self) -> None:
         try:

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from jelly._ntriples import (MESSAGE, NQuadsWriter, parse_nquads, statement_to_nt,
-                             term_to_nt)
+from jelly._ntformat import NQuadsWriter, statement_to_nt, term_to_nt
+from jelly._ntriples import MESSAGE, parse_nquads
 from jelly._terms import DEFAULT_GRAPH, BlankNode, IRI, Literal, Triple
 from jelly.errors import RdfSyntaxError
 

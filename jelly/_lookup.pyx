@@ -1,0 +1,240 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""Lookup tables of the Jelly term encoding (shared by Jelly-RDF and Jelly-Patch).
+
+Decode side: the name, prefix and datatype tables of a stream and a cache of the IRIs built from
+them.  An IRI is cached per name slot together with the prefix slot and that prefix slot's
+generation, so a repeated IRI costs two integer comparisons, and a rewritten prefix or name
+slot invalidates exactly the IRIs that used it.  Storage grows with the entries the stream
+defines (doubling), never with the sizes its options declare, so a few bytes of input can never
+make the reader allocate much.
+
+Encode side: LRU tables (a doubly linked list over slots plus a dict from string to slot) and
+the split of an IRI into prefix and name, which the encoder caches on the IRI object.
+"""
+
+cimport cython
+from libc.stdint cimport uint32_t, uint64_t
+from libc.stdlib cimport malloc, realloc, free
+
+# First allocation of a decode table, in slots (grown by doubling up to the declared size).
+DEF INITIAL_SLOTS = 64
+
+
+cdef uint32_t _first_cap(uint32_t declared) noexcept:
+    return declared + 1 if declared + 1 < INITIAL_SLOTS else INITIAL_SLOTS
+
+
+cdef uint32_t _grown(uint32_t cap, uint32_t slot, uint32_t declared) noexcept:
+    # A capacity holding ``slot``: doubled until it does, at most declared + 1.
+    while cap <= slot:
+        cap *= 2
+    return cap if cap < declared + 1 else declared + 1
+
+
+cdef class DecodeTables:
+
+    def __cinit__(self):
+        self.cache_pid = NULL
+        self.cache_gen = NULL
+        self.prefix_gen = NULL
+
+    def __dealloc__(self):
+        free(self.cache_pid)
+        free(self.cache_gen)
+        free(self.prefix_gen)
+
+    cdef int reset(self, uint32_t names, uint32_t prefixes, uint32_t datatypes) except -1:
+        """Empty tables of the declared sizes (callers have checked them against limits)."""
+        self.n_names = names
+        self.n_prefixes = prefixes
+        self.n_datatypes = datatypes
+        self.cap_names = 0
+        self.cap_prefixes = 0
+        self.cap_datatypes = 0
+        self.names = []
+        self.iri_cache = []
+        self.prefixes = []
+        self.datatypes = []
+        free(self.cache_pid)
+        free(self.cache_gen)
+        free(self.prefix_gen)
+        self.cache_pid = NULL
+        self.cache_gen = NULL
+        self.prefix_gen = NULL
+        self.last_name_entry = self.last_prefix_entry = self.last_datatype_entry = 0
+        self.last_prefix_id = self.last_name_id = 0
+        self.grow_names(0)
+        self.grow_prefixes(0)
+        self.grow_datatypes(0)
+        self.prefixes[0] = ""
+        return 0
+
+    cdef int grow_names(self, uint32_t slot) except -1:
+        cdef uint32_t cap = _grown(_first_cap(self.n_names) if self.cap_names == 0
+                                   else self.cap_names, slot, self.n_names)
+        cdef uint32_t i, old = self.cap_names
+        cdef long long* pid
+        cdef unsigned long long* gen
+        if cap <= old:
+            return 0
+        pid = <long long*>realloc(self.cache_pid, cap * sizeof(long long))
+        if pid == NULL:
+            raise MemoryError()
+        self.cache_pid = pid
+        gen = <unsigned long long*>realloc(self.cache_gen, cap * sizeof(unsigned long long))
+        if gen == NULL:
+            raise MemoryError()
+        self.cache_gen = gen
+        for i in range(old, cap):
+            self.cache_pid[i] = -1
+            self.cache_gen[i] = 0
+        self.names.extend([None] * (cap - old))
+        self.iri_cache.extend([None] * (cap - old))
+        self.cap_names = cap
+        return 0
+
+    cdef int grow_prefixes(self, uint32_t slot) except -1:
+        cdef uint32_t cap = _grown(_first_cap(self.n_prefixes) if self.cap_prefixes == 0
+                                   else self.cap_prefixes, slot, self.n_prefixes)
+        cdef uint32_t i, old = self.cap_prefixes
+        cdef unsigned long long* gen
+        if cap <= old:
+            return 0
+        gen = <unsigned long long*>realloc(self.prefix_gen, cap * sizeof(unsigned long long))
+        if gen == NULL:
+            raise MemoryError()
+        self.prefix_gen = gen
+        for i in range(old, cap):
+            self.prefix_gen[i] = 0
+        self.prefixes.extend([None] * (cap - old))
+        self.cap_prefixes = cap
+        return 0
+
+    cdef int grow_datatypes(self, uint32_t slot) except -1:
+        cdef uint32_t cap = _grown(_first_cap(self.n_datatypes) if self.cap_datatypes == 0
+                                   else self.cap_datatypes, slot, self.n_datatypes)
+        if cap > self.cap_datatypes:
+            self.datatypes.extend([None] * (cap - self.cap_datatypes))
+            self.cap_datatypes = cap
+        return 0
+
+    cdef int set_name(self, uint32_t slot, str value) except -1:
+        if slot >= self.cap_names:
+            self.grow_names(slot)
+        self.names[slot] = value
+        self.cache_pid[slot] = -1
+        self.last_name_entry = slot
+        return 0
+
+    cdef int set_prefix(self, uint32_t slot, str value) except -1:
+        if slot >= self.cap_prefixes:
+            self.grow_prefixes(slot)
+        self.prefixes[slot] = value
+        self.prefix_gen[slot] += 1
+        self.last_prefix_entry = slot
+        return 0
+
+    cdef int set_datatype(self, uint32_t slot, object value) except -1:
+        if slot >= self.cap_datatypes:
+            self.grow_datatypes(slot)
+        self.datatypes[slot] = value
+        self.last_datatype_entry = slot
+        return 0
+
+
+cdef class EncodeTable:
+
+    def __cinit__(self, uint32_t size):
+        self.size = size
+        self.slots = {}
+        self.keys = [None] * (size + 1)
+        self.prev = <uint32_t*>malloc((size + 1) * sizeof(uint32_t))
+        self.next = <uint32_t*>malloc((size + 1) * sizeof(uint32_t))
+        self.gen = <uint64_t*>malloc((size + 1) * sizeof(uint64_t))
+        self.epoch = <uint64_t*>malloc((size + 1) * sizeof(uint64_t))
+        if not (self.prev and self.next and self.gen and self.epoch):
+            raise MemoryError()
+        for i in range(size + 1):
+            self.gen[i] = 0
+        self.clear()
+        self.last_id = 0       # a fresh stream: the first entry is id 1, written as 0
+
+    def __dealloc__(self):
+        free(self.prev)
+        free(self.next)
+        free(self.gen)
+        free(self.epoch)
+
+    cdef int clear(self) except -1:
+        """Forget every entry (a segment start); cached slots stay invalid (generations move
+        on), and the next entry row names its id explicitly."""
+        cdef uint32_t i
+        self.used = 0
+        self.head = 0
+        self.tail = 0
+        self.last_id = 0xFFFFFFFF
+        self.slots.clear()
+        for i in range(self.size + 1):
+            self.prev[i] = 0
+            self.next[i] = 0
+            self.gen[i] += 1
+            self.epoch[i] = 0
+            self.keys[i] = None
+        return 0
+
+    cdef inline void touch(self, uint32_t slot, uint64_t epoch) noexcept:
+        # Move slot to the head (most recently used) of the list.
+        self.epoch[slot] = epoch
+        if self.head == slot:
+            return
+        cdef uint32_t p = self.prev[slot], n = self.next[slot]
+        if p:
+            self.next[p] = n
+        if n:
+            self.prev[n] = p
+        if self.tail == slot:
+            self.tail = p
+        self.prev[slot] = 0
+        self.next[slot] = self.head
+        if self.head:
+            self.prev[self.head] = slot
+        self.head = slot
+        if self.tail == 0:
+            self.tail = slot
+
+    cdef uint32_t find(self, str key, uint64_t epoch) except? 0:
+        """The slot holding key (touched), or 0."""
+        cdef object s = self.slots.get(key)
+        if s is None:
+            return 0
+        cdef uint32_t slot = <uint32_t>s
+        self.touch(slot, epoch)
+        return slot
+
+    cdef uint32_t assign(self, str key, uint64_t epoch) except 0:
+        """A slot for a key not in the table: a free one, or the least recently used."""
+        cdef uint32_t slot
+        if self.used < self.size:
+            self.used += 1
+            slot = self.used
+        else:
+            slot = self.tail
+            if self.epoch[slot] == epoch:
+                raise TableFull(self)
+            del self.slots[self.keys[slot]]
+        self.keys[slot] = key
+        self.slots[key] = slot
+        self.gen[slot] += 1
+        self.touch(slot, epoch)
+        return slot
+
+
+class TableFull(Exception):
+    # Every slot of a table is used by the statement being encoded.
+    def __init__(self, table):
+        self.table = table
+
+
+@cython.no_gc
+cdef class IriSplit:
+    pass

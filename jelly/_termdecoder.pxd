@@ -1,0 +1,83 @@
+# The Jelly term encoding, decode side: IRIs through the lookup tables, literals, blank nodes,
+# quoted triples, repeated terms and lookup entry rows.  Jelly-RDF and Jelly-Patch decoders
+# both extend TermDecoder.
+cimport cython
+from libc.stdint cimport uint32_t, uint64_t
+
+from ._buffer cimport WireReader, Slot
+from ._lookup cimport DecodeTables
+from ._sink cimport TermFactory, StatementSink
+
+# Message types of rdf.proto shared by both formats (subclasses number theirs from M_FIRST_OWN).
+cdef enum:
+    M_IRI = 1
+    M_LITERAL = 2
+    M_TRIPLE = 3
+    M_QUAD = 4
+    M_EMPTY = 5          # RdfDefaultGraph, RdfGraphEnd and other messages without fields
+    M_ENTRY = 6          # name, prefix and datatype entries
+    M_FIRST_OWN = 16
+
+# Lookup entry kinds.
+cdef enum:
+    ENTRY_NAME = 0
+    ENTRY_PREFIX = 1
+    ENTRY_DATATYPE = 2
+
+from ._wire cimport K_IRI, K_BNODE, K_LITERAL, K_TRIPLE, K_DEFAULT
+
+
+cdef inline int spo_kind(int field) noexcept nogil:
+    # Member kind of a subject/predicate/object oneof by field number (four members each).
+    cdef int r = (field - 1) & 3
+    return K_IRI if r == 0 else K_BNODE if r == 1 else K_LITERAL if r == 2 else K_TRIPLE
+
+
+cdef inline int graph_kind(int field) noexcept nogil:
+    # Member kind of a graph oneof (g_iri, g_bnode, g_default_graph, g_literal).
+    cdef int r = (field - 1) & 3
+    return K_IRI if r == 0 else K_BNODE if r == 1 else K_DEFAULT if r == 2 else K_LITERAL
+
+
+cdef class TermDecoder(WireReader):
+    cdef TermFactory terms
+    cdef StatementSink sink
+    cdef object default_graph
+    cdef bint strict
+    cdef uint32_t cap_names, cap_prefixes, cap_datatypes   # the reader's limits
+    cdef int max_depth
+    cdef DecodeTables tables
+    cdef bint has_tables
+    cdef bint rdf_star, generalized
+    # The previous statement's terms by position (subject, predicate, object, graph), for
+    # repeated terms; _UNSET until a position is first set.
+    cdef list last
+
+    cdef int setup_tables(self, uint32_t names, uint32_t prefixes, uint32_t datatypes,
+                          const unsigned char* at) except -1
+    cdef int entry(self, int which, const unsigned char* p, const unsigned char* end) except -1
+    cdef int reset_terms(self) except -1
+    # The hot path is final: calls inside this module are direct C calls, and a decoder of
+    # another module calls statement() once per statement.
+    @cython.final
+    cdef int statement(self, int mtype, const unsigned char* p, const unsigned char* end,
+                       int n, bint has_graph, object graph) except -1
+    @cython.final
+    cdef object resolve_iri(self, uint64_t pid64, uint64_t nid64, const unsigned char* at)
+    @cython.final
+    cdef object iri(self, const unsigned char* p, const unsigned char* end)
+    @cython.final
+    cdef object literal(self, const unsigned char* p, const unsigned char* end)
+    @cython.final
+    cdef object term(self, int kind, const unsigned char* p, const unsigned char* end, int depth)
+    @cython.final
+    cdef object slot_term(self, Slot* s, int kind, int mtype, int depth)
+    @cython.final
+    cdef object quoted(self, const unsigned char* p, const unsigned char* end, int depth)
+    @cython.final
+    cdef int scan(self, int mtype, const unsigned char* p, const unsigned char* end,
+                  Slot* slots, int nslots, int first_field) except -1
+    @cython.final
+    cdef object position(self, Slot* slot, int k, const unsigned char* at)
+    @cython.final
+    cdef int check_generalized(self, const unsigned char* at, Slot* slots, int n) except -1

@@ -1,0 +1,381 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""The Jelly term encoding, decode side, shared by Jelly-RDF and Jelly-Patch.
+
+IRIs are resolved through the lookup tables (prefix id 0: the previous prefix; name id 0: the
+previous name + 1) and cached per name slot; literals take their datatype from the datatype
+table; quoted triples nest up to the reader's limit; a statement position left empty repeats
+the term of the previous statement.  Terms are decoded in the order the spec fixes for the IRI
+deltas: subject, predicate, object, graph, recursively into quoted triples.  Every term is built
+by the decoder's TermFactory.
+"""
+
+cimport cython
+from libc.stdint cimport uint32_t, uint64_t
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
+from cpython.list cimport PyList_GET_ITEM
+
+from ._wire cimport WT_LEN, K_NONE, K_IRI, K_BNODE, K_LITERAL, K_TRIPLE, K_DEFAULT
+from ._buffer cimport WireReader, Slot, F_UNKNOWN, F_VARINT, F_STRING, F_MSG
+from ._lookup cimport DecodeTables
+from ._sink cimport TermFactory
+
+from ._terms import XSD_STRING
+from .errors import JellyLimitError
+from .options import MIN_NAME_TABLE_SIZE
+
+
+cdef object _UNSET = object()
+cdef tuple _POSITION_NAMES = ("subject", "predicate", "object", "graph")
+cdef tuple _ENTRY_NAMES = ("name", "prefix", "datatype")
+
+
+cdef inline int _kind_schema(int kind, int* sub) noexcept:
+    if kind == K_BNODE:
+        return F_STRING
+    sub[0] = (M_IRI if kind == K_IRI else M_LITERAL if kind == K_LITERAL
+              else M_TRIPLE if kind == K_TRIPLE else M_EMPTY)
+    return F_MSG
+
+
+cdef class TermDecoder(WireReader):
+    """Term decoding state of one stream: lookup tables, the IRI cache, repeated terms."""
+
+    def __init__(self, *, limits, terms, bint strict=False):
+        WireReader.__init__(self)
+        self.cap_names = limits.max_name_table_size
+        self.cap_prefixes = limits.max_prefix_table_size
+        self.cap_datatypes = limits.max_datatype_table_size
+        self.max_depth = limits.max_quoted_depth
+        self.max_nesting = self.max_depth + 8
+        self.strict = strict
+        self.terms = terms
+        self.default_graph = terms.default_graph
+        self.tables = DecodeTables()
+        self.reset_terms()
+
+    cdef int reset_terms(self) except -1:
+        # None is a term for some factories (the N-Triples default graph), so "no previous
+        # term" is _UNSET.
+        self.last = [_UNSET, _UNSET, _UNSET, _UNSET]
+        self.has_tables = False
+        return 0
+
+    cdef int field_kind(self, int mtype, uint64_t field, int* sub) noexcept:
+        # The schema of the rdf.proto messages both formats use.
+        if mtype == M_IRI:
+            return F_VARINT if field == 1 or field == 2 else F_UNKNOWN
+        if mtype == M_LITERAL:
+            if field == 1 or field == 2:
+                return F_STRING
+            return F_VARINT if field == 3 else F_UNKNOWN
+        if mtype == M_TRIPLE or mtype == M_QUAD:
+            if field < 1 or field > (16 if mtype == M_QUAD else 12):
+                return F_UNKNOWN
+            if field <= 12:
+                return _kind_schema(spo_kind(<int>field), sub)
+            return _kind_schema(graph_kind(<int>field), sub)
+        if mtype == M_ENTRY:
+            if field == 1:
+                return F_VARINT
+            return F_STRING if field == 2 else F_UNKNOWN
+        return F_UNKNOWN
+
+    # ------------------------------------------------------------------ tables
+
+    cdef int setup_tables(self, uint32_t names, uint32_t prefixes, uint32_t datatypes,
+                          const unsigned char* at) except -1:
+        """Check the table sizes of the stream options against the spec and the limits."""
+        if names < MIN_NAME_TABLE_SIZE:
+            self.fail(at, f"max_name_table_size {names} is below the minimum of "
+                          f"{MIN_NAME_TABLE_SIZE}")
+        for size, cap, what in ((names, self.cap_names, "name"),
+                                (prefixes, self.cap_prefixes, "prefix"),
+                                (datatypes, self.cap_datatypes, "datatype")):
+            if size > cap:
+                self.fail(at, f"max_{what}_table_size {size} exceeds this reader's limit of "
+                              f"{cap} (raise it with ReaderLimits)", JellyLimitError)
+        self.tables.reset(names, prefixes, datatypes)
+        self.has_tables = True
+        return 0
+
+    cdef int entry(self, int which, const unsigned char* p, const unsigned char* end) except -1:
+        """A name, prefix or datatype lookup entry row."""
+        cdef uint64_t tag, v, ident = 0
+        cdef const unsigned char* start = p
+        cdef const unsigned char* q
+        cdef const unsigned char* vp = NULL
+        cdef const unsigned char* ve = NULL
+        cdef str value
+        cdef uint32_t id32, size, last
+        cdef DecodeTables t = self.tables
+        while p < end:
+            q = self.tag(p, end, &tag)
+            if tag == 0x08:
+                p = self.varint(q, end, &ident)
+            elif tag == 0x12:
+                p = self.length(q, end, &v)
+                if vp != NULL:
+                    self.string(vp, ve)  # an overridden string must still be valid UTF-8
+                vp = p
+                ve = p + v
+                p = p + v
+            else:
+                p = self.skip(q, end, tag)
+        value = self.string(vp, ve) if vp != NULL else ""
+        id32 = <uint32_t>ident
+        if which == ENTRY_NAME:
+            size, last = t.n_names, t.last_name_entry
+        elif which == ENTRY_PREFIX:
+            size, last = t.n_prefixes, t.last_prefix_entry
+        else:
+            size, last = t.n_datatypes, t.last_datatype_entry
+        if id32 == 0:
+            id32 = last + 1
+        if id32 == 0 or id32 > size:
+            kind = _ENTRY_NAMES[which]
+            if size == 0:
+                self.fail(start, f"{kind} entry in a stream whose {kind} table is disabled "
+                                 f"(size 0)")
+            self.fail(start, f"{kind} entry id {id32} is outside the {kind} table (size {size})")
+        if which == ENTRY_NAME:
+            t.set_name(id32, value)
+        elif which == ENTRY_PREFIX:
+            t.set_prefix(id32, value)
+        else:
+            # xsd:string is the same term as a simple literal: marked False.
+            t.set_datatype(id32, False if value == XSD_STRING else self.terms.datatype(value))
+        return 0
+
+    # ------------------------------------------------------------------ terms
+
+    @cython.final
+    cdef object resolve_iri(self, uint64_t pid64, uint64_t nid64, const unsigned char* at):
+        cdef uint32_t pid = <uint32_t>pid64
+        cdef uint32_t nid = <uint32_t>nid64
+        cdef DecodeTables t = self.tables
+        cdef object iri, prefix, name
+        # Slots at or above the allocated sizes were never defined: one comparison each on
+        # the hot path, the exact error worked out only when it fails.
+        if pid == 0:
+            pid = t.last_prefix_id
+        else:
+            if pid >= t.cap_prefixes:
+                if pid > t.n_prefixes:
+                    self.fail(at, f"prefix id {pid} is outside the prefix table (size "
+                                  f"{t.n_prefixes})")
+                self.fail(at, f"prefix id {pid} is used before it is defined")
+            t.last_prefix_id = pid
+        if nid == 0:
+            nid = t.last_name_id + 1
+        if nid == 0 or nid >= t.cap_names:
+            if nid == 0 or nid > t.n_names:
+                self.fail(at, f"name id {nid} is outside the name table (size {t.n_names})")
+            self.fail(at, f"name id {nid} is used before it is defined")
+        t.last_name_id = nid
+        if t.cache_pid[nid] == pid and t.cache_gen[nid] == t.prefix_gen[pid]:
+            return <object>PyList_GET_ITEM(t.iri_cache, nid)
+        name = <object>PyList_GET_ITEM(t.names, nid)
+        if name is None:
+            self.fail(at, f"name id {nid} is used before it is defined")
+        if pid == 0:
+            iri = self.terms.iri(<str>name)
+        else:
+            prefix = <object>PyList_GET_ITEM(t.prefixes, pid)
+            if prefix is None:
+                self.fail(at, f"prefix id {pid} is used before it is defined")
+            iri = self.terms.iri(<str>prefix + <str>name)
+        t.iri_cache[nid] = iri
+        t.cache_pid[nid] = pid
+        t.cache_gen[nid] = t.prefix_gen[pid]
+        return iri
+
+    @cython.final
+    cdef object iri(self, const unsigned char* p, const unsigned char* end):
+        cdef uint64_t tag, pid = 0, nid = 0
+        cdef const unsigned char* start = p
+        cdef const unsigned char* q
+        while p < end:
+            q = self.tag(p, end, &tag)
+            if tag == 0x08:
+                p = self.varint(q, end, &pid)
+            elif tag == 0x10:
+                p = self.varint(q, end, &nid)
+            else:
+                p = self.skip(q, end, tag)
+        return self.resolve_iri(pid, nid, start)
+
+    @cython.final
+    cdef object literal(self, const unsigned char* p, const unsigned char* end):
+        cdef uint64_t tag, v, dt = 0
+        cdef const unsigned char* start = p
+        cdef const unsigned char* q
+        cdef str lex = ""
+        cdef object lang = None
+        cdef int kind = 0
+        cdef object dtobj = None
+        cdef DecodeTables t
+        while p < end:
+            q = self.tag(p, end, &tag)
+            if tag == 0x0A or tag == 0x12:
+                p = self.length(q, end, &v)
+                if tag == 0x0A:
+                    lex = self.string(p, p + v)
+                else:
+                    lang = self.string(p, p + v)
+                    kind = 2
+                p = p + v
+            elif tag == 0x18:
+                p = self.varint(q, end, &dt)
+                kind = 3
+            else:
+                p = self.skip(q, end, tag)
+        if kind == 3:
+            t = self.tables
+            dt = <uint32_t>dt
+            if dt == 0:
+                self.fail(start, "literal datatype id 0 is invalid (datatype ids start at 1)")
+            if dt > t.n_datatypes:
+                self.fail(start, f"datatype id {dt} is outside the datatype table (size "
+                                 f"{t.n_datatypes})")
+            if dt < t.cap_datatypes:
+                dtobj = <object>PyList_GET_ITEM(t.datatypes, dt)
+            if dtobj is None:
+                self.fail(start, f"datatype id {dt} is used before it is defined")
+            if dtobj is False:  # xsd:string: the same term as a simple literal
+                dtobj = None
+            lang = None
+        elif kind != 2 or not lang:
+            # An empty language tag is no language tag: read it as a simple literal, as
+            # pyjelly does (BCP 47 has no empty tag).
+            lang = None
+        return self.terms.literal(lex, lang, dtobj)
+
+    @cython.final
+    cdef object slot_term(self, Slot* s, int kind, int mtype, int depth):
+        """Decode the winning member of a oneof; merges repeated message occurrences."""
+        cdef const unsigned char* p
+        cdef bytes merged
+        cdef object term
+        cdef Py_ssize_t saved
+        if s.count > 1:
+            if kind == K_BNODE:
+                self.validate_run(s, mtype, s.p)   # earlier strings must be valid UTF-8
+            else:
+                merged = self.merged(s, mtype)
+                saved = self.scratch_begin(s)
+                try:
+                    p = <const unsigned char*>PyBytes_AS_STRING(merged)
+                    term = self.term(kind, p, p + PyBytes_GET_SIZE(merged), depth)
+                finally:
+                    self.scratch_end(saved)
+                return term
+        return self.term(kind, s.p, s.end, depth)
+
+    @cython.final
+    cdef object term(self, int kind, const unsigned char* p, const unsigned char* end, int depth):
+        if kind == K_IRI:
+            return self.iri(p, end)
+        if kind == K_BNODE:
+            return self.terms.bnode(self.string(p, end))
+        if kind == K_LITERAL:
+            return self.literal(p, end)
+        if kind == K_TRIPLE:
+            return self.quoted(p, end, depth + 1)
+        # K_DEFAULT: an empty message, but protobuf would still parse its content.
+        if p != end:
+            self.validate(M_EMPTY, p, end, depth)
+        return self.default_graph
+
+    @cython.final
+    cdef object quoted(self, const unsigned char* p, const unsigned char* end, int depth):
+        cdef Slot slots[3]
+        cdef object s, pr, o
+        if depth > self.max_depth:
+            self.fail(p, f"RDF-star quoted triples nested deeper than {self.max_depth}",
+                      JellyLimitError)
+        if self.strict and not self.rdf_star:
+            self.fail(p, "quoted triple in a stream whose options do not enable rdf_star")
+        self.scan(M_TRIPLE, p, end, slots, 3, 1)
+        if slots[0].field == 0 or slots[1].field == 0 or slots[2].field == 0:
+            self.fail(p, "a quoted triple must not use repeated terms (a term is missing)")
+        s = self.slot_term(&slots[0], spo_kind(slots[0].field), M_TRIPLE, depth)
+        pr = self.slot_term(&slots[1], spo_kind(slots[1].field), M_TRIPLE, depth)
+        o = self.slot_term(&slots[2], spo_kind(slots[2].field), M_TRIPLE, depth)
+        if self.strict:
+            self.check_generalized(p, slots, 3)
+        return self.terms.triple(s, pr, o)
+
+    @cython.final
+    cdef int scan(self, int mtype, const unsigned char* p, const unsigned char* end,
+                  Slot* slots, int nslots, int first_field) except -1:
+        """Scan a message whose fields first_field .. first_field + 4*nslots - 1 form nslots
+        oneofs of four length-delimited members each; everything else is skipped."""
+        cdef uint64_t tag, v
+        cdef const unsigned char* tagpos
+        cdef const unsigned char* q
+        cdef int f, k
+        for k in range(nslots):
+            slots[k].field = 0
+        while p < end:
+            tagpos = p
+            q = self.tag(p, end, &tag)
+            f = <int>(tag >> 3) - first_field
+            if (tag & 7) == WT_LEN and 0 <= f < 4 * nslots and (tag >> 3) < 64:
+                p = self.length(q, end, &v)
+                self.record(&slots[f >> 2], f + first_field, mtype, tagpos, p, v)
+                p = p + v
+            else:
+                p = self.skip(q, end, tag)
+        return 0
+
+    @cython.final
+    cdef object position(self, Slot* slot, int k, const unsigned char* at):
+        """The term at position k (subject, predicate, object, graph) of a statement: decoded,
+        or repeated from the previous statement when the oneof is empty."""
+        cdef object t
+        if slot.field:
+            if k == 3:
+                t = self.slot_term(slot, graph_kind(slot.field), M_QUAD, 0)
+            else:
+                t = self.slot_term(slot, spo_kind(slot.field), M_TRIPLE, 0)
+            self.last[k] = t
+            return t
+        t = <object>PyList_GET_ITEM(self.last, k)
+        if t is _UNSET:
+            self.fail(at, f"repeated {_POSITION_NAMES[k]} in the first statement of the stream")
+        return t
+
+    @cython.final
+    cdef int check_generalized(self, const unsigned char* at, Slot* slots, int n) except -1:
+        # In strict mode, terms outside RDF 1.1 / RDF-star positions need generalized_statements.
+        cdef int ks = spo_kind(slots[0].field) if slots[0].field else K_IRI
+        cdef int kp = spo_kind(slots[1].field) if slots[1].field else K_IRI
+        cdef int kg = graph_kind(slots[3].field) if n == 4 and slots[3].field else K_IRI
+        if self.generalized:
+            return 0
+        if ks == K_LITERAL or (kp != K_IRI) or kg == K_LITERAL:
+            self.fail(at, "generalized statement in a stream whose options do not enable "
+                          "generalized_statements")
+        return 0
+
+    @cython.final
+    cdef int statement(self, int mtype, const unsigned char* p, const unsigned char* end,
+                       int n, bint has_graph, object graph) except -1:
+        """Decode an RdfTriple (n=3) or RdfQuad (n=4) message into the sink; a triple with
+        ``has_graph`` goes to the sink as a quad in ``graph``.  Returns 1 for a statement in a
+        named graph, else 0."""
+        cdef Slot slots[4]
+        cdef object s, pr, o
+        self.scan(mtype, p, end, slots, n, 1)
+        s = self.position(&slots[0], 0, p)
+        pr = self.position(&slots[1], 1, p)
+        o = self.position(&slots[2], 2, p)
+        if self.strict:
+            self.check_generalized(p, slots, n)
+        if n == 4:
+            graph = self.position(&slots[3], 3, p)
+        elif not has_graph:
+            self.sink.triple(s, pr, o)
+            return 0
+        self.sink.quad(s, pr, o, graph)
+        return graph is not self.default_graph
