@@ -16,13 +16,9 @@ from ._terms import DEFAULT_GRAPH, BlankNode, DefaultGraph, IRI, Literal, Triple
 from .errors import (JellyDecodeError, JellyEncodeError, JellyError, JellyLimitError,
                      JellyOptionsError, JellyTruncatedError, RdfSyntaxError)
 from .options import (LogicalStreamType, PhysicalStreamType, ReaderLimits, StreamOptions,
-                      preset)
+                      make_options, preset)
 from .reader import Reader, parse, parse_frames, read_options
-from .writer import Writer, make_options, serialize, serialize_frames
-
-# Registers the rdflib plugin and the .jelly suffix when rdflib is (or gets) imported; it does
-# not import rdflib itself.
-from . import rdflib as _rdflib_plugin  # noqa: E402,F401
+from .writer import Writer, serialize, serialize_frames
 
 __all__ = [
     "BlankNode", "DEFAULT_GRAPH", "Decoder", "DefaultGraph", "Encoder", "Frame", "IRI", "JellyDecodeError",

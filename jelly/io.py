@@ -1,213 +1,259 @@
-"""Files and streams: opening sources, gzip, delimited / single-frame detection, frame iteration.
+"""The one I/O layer: opening inputs and outputs, compression, safe writes, reading frames.
 
-Frames are read one at a time from any binary stream (files, pipes, sockets, HTTP bodies), so
-memory is bounded by the largest frame plus the lookup tables; nothing here calls ``read()``
-without a size.
+* :func:`open_input` - a path, ``"-"`` (stdin), bytes or a binary file object, as a binary
+  stream; gzip-compressed input is recognised by its magic bytes (any name, pipes included).
+* :func:`open_output` - a path, ``"-"`` (stdout) or a binary file object; a path is written to
+  a temporary file beside it and renamed into place only when the block succeeds, so a failed
+  write never leaves half a file and never touches an existing one.  ``.gz`` compresses.
+* :class:`FrameReader` - the frames of a Jelly (or Jelly-Patch) stream, one at a time, with
+  memory bounded by the largest frame; bytes input is split in place without copies.
+
+Everything opened here is closed here.  Reading never mistakes a non-blocking stream's "no data
+yet" (``read()`` returning ``None``) for the end of the input: it waits for data.
 """
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import io
 import os
+import select
+import sys
+import tempfile
+import time
 import zlib
-from typing import BinaryIO, Iterator
+from typing import IO, BinaryIO, Iterator
 
-from .errors import JellyDecodeError, JellyError, JellyLimitError, JellyTruncatedError
+from ._framing import FrameSplitter, detect_delimited, next_frame
+from .errors import JellyDecodeError, JellyError, JellyLimitError
 from .options import DEFAULT_LIMITS, ReaderLimits
 
 CHUNK_SIZE = 1 << 16
 GZIP_MAGIC = b"\x1f\x8b"
 
 
-class _PrefixedReader(io.RawIOBase):
-    """A stream that first returns ``prefix`` and then the rest of ``raw`` (a peek for pipes)."""
+def read_some(stream, n: int) -> bytes:
+    """Up to ``n`` bytes, ``b""`` only at the end of the input.  A non-blocking stream with no
+    data yet (``read()`` returns ``None``) is waited on, never taken for the end."""
+    delay = 0.001
+    while True:
+        data = stream.read(n)
+        if data is not None:
+            break
+        try:
+            select.select([stream.fileno()], [], [], 1.0)
+        except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+            time.sleep(delay)         # no file descriptor to wait on: back off
+            delay = min(delay * 2, 0.05)
+    if isinstance(data, (bytearray, memoryview)):
+        return bytes(data)
+    if not isinstance(data, bytes):
+        raise JellyError("expected a binary stream (open the file in 'rb' mode)")
+    return data
 
-    def __init__(self, prefix: bytes, raw) -> None:
-        self._prefix = prefix
+
+class _Peeked(io.RawIOBase):
+    """A stream that first returns ``head`` (bytes already read to look at) and then the rest
+    of ``raw``: a peek that works on pipes."""
+
+    def __init__(self, head: bytes, raw) -> None:
+        self._head = head
         self._raw = raw
 
     def readable(self) -> bool:
         return True
 
     def readinto(self, b) -> int:
-        if self._prefix:
-            n = min(len(b), len(self._prefix))
-            b[:n] = self._prefix[:n]
-            self._prefix = self._prefix[n:]
+        if self._head:
+            n = min(len(b), len(self._head))
+            b[:n] = self._head[:n]
+            self._head = self._head[n:]
             return n
-        data = self._raw.read(len(b))
-        if not data:
-            return 0
-        n = len(data)
-        b[:n] = data
-        return n
+        data = read_some(self._raw, len(b))
+        b[:len(data)] = data
+        return len(data)
+
+    def fileno(self) -> int:
+        return self._raw.fileno()
 
 
-def _read_some(raw, n: int) -> bytes:
-    data = raw.read(n)
-    if data is None:  # a non-blocking stream with nothing available yet
-        return b""
-    if not isinstance(data, (bytes, bytearray)):
-        raise JellyError("expected a binary stream (open the file in 'rb' mode)")
-    return bytes(data)
-
-
-def open_binary(source) -> tuple[BinaryIO, bool]:
-    """Return ``(stream, owned)`` for a path, bytes-like object or binary file object."""
-    if isinstance(source, (bytes, bytearray, memoryview)):
-        return io.BytesIO(bytes(source)), True
-    if isinstance(source, (str, os.PathLike)):
+def peek(stream, n: int) -> tuple[bytes, BinaryIO]:
+    """The first ``n`` bytes of ``stream`` (fewer at its end) and a stream that still starts
+    with them."""
+    if hasattr(stream, "peek") and not isinstance(stream, gzip.GzipFile):
         try:
-            return open(source, "rb"), True
-        except OSError as exc:
-            raise JellyError(f"cannot open {os.fspath(source)!r}: {exc.strerror or exc}") from None
-    if hasattr(source, "read"):
-        if isinstance(source, io.TextIOBase):
-            raise JellyError("expected a binary stream, got a text stream (open the file in 'rb' mode)")
-        return source, False
-    raise TypeError(f"cannot read Jelly from {type(source).__name__}: pass a path, bytes or a "
-                    f"binary file object")
-
-
-def maybe_gunzip(raw) -> BinaryIO:
-    """Wrap ``raw`` in a gzip decompressor when it starts with the gzip magic bytes."""
+            head = stream.peek(n)[:n]
+            if len(head) >= n or not head:
+                return head, stream
+        except (OSError, ValueError):
+            pass
     head = b""
-    while len(head) < 2:
-        more = _read_some(raw, 2 - len(head))
+    while len(head) < n:
+        more = read_some(stream, n - len(head))
         if not more:
             break
         head += more
-    stream = _PrefixedReader(head, raw)
-    if head == GZIP_MAGIC:
-        return gzip.GzipFile(fileobj=io.BufferedReader(stream, CHUNK_SIZE), mode="rb")
-    return stream
+    return head, _Peeked(head, stream)
 
 
-class FrameSource:
-    """Splits a binary stream into the byte strings of its frames.
+def _is_text(stream) -> bool:
+    return isinstance(stream, io.TextIOBase)
 
-    Detects the delimited variant (each frame prefixed by its length as a varint) and the
-    single-frame (non-delimited) variant from the first bytes, like jelly-jvm does: every
-    non-delimited file starts with ``0A`` (field 1 of ``RdfStreamFrame``) followed by the length
-    of the first row, whose first field is in turn tagged ``0A``.
-    """
 
-    def __init__(self, stream, limits: ReaderLimits = DEFAULT_LIMITS) -> None:
-        self._raw = stream
-        self._buf = bytearray()
-        self._pos = 0
-        self._eof = False
-        self._offset = 0          # stream offset of self._buf[0]
-        self._max_frame = limits.max_frame_size
-        self.delimited: bool | None = None
-        self.frame_offset = 0      # stream offset of the last frame returned
-
-    # -- buffered reading -------------------------------------------------------------------
-
-    def _fill(self, n: int) -> bool:
-        """Try to have ``n`` unread bytes buffered; False when the stream ends first."""
-        while len(self._buf) - self._pos < n and not self._eof:
-            if self._pos > CHUNK_SIZE and self._pos * 2 > len(self._buf):
-                del self._buf[:self._pos]
-                self._offset += self._pos
-                self._pos = 0
+@contextlib.contextmanager
+def open_input(source, *, decompress: bool = True) -> Iterator[BinaryIO]:
+    """A binary stream over ``source`` (path, ``"-"`` for stdin, bytes-like object, binary
+    file object), gunzipped when it starts with the gzip magic bytes.  What is opened here is
+    closed on exit; a file object passed in stays open."""
+    with contextlib.ExitStack() as stack:
+        if isinstance(source, (bytes, bytearray, memoryview)):
+            stream: BinaryIO = io.BytesIO(source)
+        elif isinstance(source, (str, os.PathLike)) and os.fspath(source) == "-":
+            stream = sys.stdin.buffer
+        elif isinstance(source, (str, os.PathLike)):
             try:
-                data = _read_some(self._raw, max(CHUNK_SIZE, n - (len(self._buf) - self._pos)))
+                stream = stack.enter_context(open(source, "rb"))
+            except OSError as exc:
+                raise JellyError(f"cannot open {os.fspath(source)!r}: "
+                                 f"{exc.strerror or exc}") from None
+        elif hasattr(source, "read"):
+            if _is_text(source):
+                raise JellyError("expected a binary stream, got a text stream (open the file "
+                                 "in 'rb' mode)")
+            stream = source
+        else:
+            raise TypeError(f"cannot read from {type(source).__name__}: pass a path, bytes or "
+                            f"a binary file object")
+        if decompress:
+            head, stream = peek(stream, 2)
+            if head == GZIP_MAGIC:
+                stream = stack.enter_context(gzip.GzipFile(
+                    fileobj=io.BufferedReader(stream, CHUNK_SIZE)
+                    if isinstance(stream, _Peeked) else stream, mode="rb"))
+        yield stream
+
+
+class _AtomicFile(io.BufferedWriter):
+    """A file written under a temporary name beside ``path`` and renamed into place by
+    :meth:`commit`; :meth:`close` without a commit removes it."""
+
+    def __init__(self, path: str) -> None:
+        directory = os.path.dirname(os.path.abspath(path))
+        fd, self._tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".",
+                                         suffix=".part", dir=directory)
+        super().__init__(io.FileIO(fd, "wb"), CHUNK_SIZE)
+        self._path = path
+
+    def commit(self) -> None:
+        self.flush()
+        os.fsync(self.fileno()) if os.environ.get("JELLY_FSYNC") else None
+        super().close()
+        try:
+            mode = os.stat(self._path).st_mode & 0o7777      # keep an existing file's mode
+        except OSError:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        os.chmod(self._tmp, mode)
+        os.replace(self._tmp, self._path)
+
+    def close(self) -> None:
+        if not self.closed:
+            super().close()
+        if os.path.exists(self._tmp):
+            os.unlink(self._tmp)
+
+
+@contextlib.contextmanager
+def open_output(target, *, compress: str | None = None) -> Iterator[BinaryIO]:
+    """A binary stream to ``target``: a path (written atomically: see the module docstring),
+    ``"-"`` (stdout) or a binary file object (left open).  ``compress="gzip"`` compresses;
+    by default a path ending in ``.gz`` does."""
+    with contextlib.ExitStack() as stack:
+        atomic = None
+        if isinstance(target, (str, os.PathLike)) and os.fspath(target) == "-":
+            stream: IO[bytes] = sys.stdout.buffer
+        elif isinstance(target, (str, os.PathLike)):
+            path = os.fspath(target)
+            if os.path.isdir(path):
+                raise JellyError(f"cannot write {path!r}: it is a directory")
+            try:
+                atomic = _AtomicFile(path)
+            except OSError as exc:
+                raise JellyError(f"cannot write {path!r}: {exc.strerror or exc}") from None
+            stack.callback(atomic.close)
+            stream = atomic
+            if compress is None and path.lower().endswith(".gz"):
+                compress = "gzip"
+        elif hasattr(target, "write"):
+            if _is_text(target):
+                raise JellyError("this output is binary: pass a binary stream (opened with "
+                                 "'wb'), not a text stream")
+            stream = target
+        else:
+            raise TypeError(f"cannot write to {type(target).__name__}: pass a path, '-' or a "
+                            f"binary file object")
+        outer = stream
+        if compress == "gzip":
+            outer = gzip.GzipFile(fileobj=stream, mode="wb", mtime=0)
+        elif compress is not None:
+            raise JellyError(f"unknown compression {compress!r}")
+        yield outer
+        if outer is not stream:
+            outer.close()         # writes the gzip trailer; the inner stream stays open
+        outer.flush() if not outer.closed else stream.flush()
+        if atomic is not None:
+            atomic.commit()
+
+
+class FrameReader:
+    """The frames of a Jelly (or Jelly-Patch) stream, one at a time: iterating gives
+    ``(offset, frame)`` where ``offset`` is where the frame's bytes start in the stream (after
+    its length prefix) and ``frame`` its bytes (a memoryview into bytes input, which is split
+    in place).  Memory is bounded by the largest frame; ``delimited`` is known once the first
+    bytes are read (or forced by the argument)."""
+
+    def __init__(self, source, limits: ReaderLimits = DEFAULT_LIMITS,
+                 delimited: bool | None = None) -> None:
+        self._source = source
+        self._limits = limits
+        self.delimited = delimited
+
+    def __iter__(self) -> Iterator[tuple[int, object]]:
+        source = self._source
+        if isinstance(source, (bytes, bytearray, memoryview)):
+            yield from self._in_place(memoryview(source))
+            return
+        splitter = FrameSplitter(max_frame_size=self._limits.max_frame_size,
+                                 delimited=self.delimited)
+        while True:
+            try:
+                data = read_some(source, CHUNK_SIZE)
             except (OSError, EOFError, zlib.error, gzip.BadGzipFile) as exc:
                 raise JellyDecodeError(f"cannot read the input: {exc}",
-                                       offset=self._offset + len(self._buf)) from None
-            if data:
-                self._buf += data
-            else:
-                self._eof = True
-        return len(self._buf) - self._pos >= n
-
-    @property
-    def position(self) -> int:
-        return self._offset + self._pos
-
-    def _take(self, n: int) -> bytes:
-        data = bytes(self._buf[self._pos:self._pos + n])
-        self._pos += n
-        return data
-
-    def _read_frame_bytes(self, n: int, frame_index: int) -> bytes:
-        if n > self._max_frame:
-            raise JellyLimitError(f"frame of {n} bytes exceeds the limit of {self._max_frame} bytes",
-                                  offset=self.position, frame=frame_index)
-        if not self._fill(n):
-            raise JellyTruncatedError(
-                f"input ends inside a frame: {n} bytes announced, "
-                f"{len(self._buf) - self._pos} present", offset=self.position, frame=frame_index)
-        return self._take(n)
-
-    def _read_length(self, frame_index: int) -> int | None:
-        start = self.position
-        result = 0
-        shift = 0
-        for i in range(10):
-            if not self._fill(1):
-                if i == 0:
-                    return None
-                raise JellyTruncatedError("input ends inside a frame length prefix", offset=start,
-                                          frame=frame_index)
-            b = self._buf[self._pos]
-            self._pos += 1
-            result |= (b & 0x7F) << shift
-            if b < 0x80:
-                return result & 0xFFFFFFFFFFFFFFFF
-            shift += 7
-        raise JellyDecodeError("malformed frame length prefix (varint longer than 10 bytes)",
-                               offset=start, frame=frame_index)
-
-    # -- frames -----------------------------------------------------------------------------
-
-    def detect(self) -> bool:
-        self._fill(3)
-        head = bytes(self._buf[self._pos:self._pos + 3])
-        if len(head) == 0 or head[0] != 0x0A:
-            self.delimited = True
-        elif len(head) < 2 or head[1] != 0x0A:
-            self.delimited = False
-        else:
-            self.delimited = len(head) < 3 or head[2] != 0x0A
-        return self.delimited
-
-    def frames(self) -> Iterator[bytes]:
-        """Yield the bytes of each frame; ``frame_offset`` tells where each one started."""
-        if self.delimited is None:
-            self.detect()
-        index = 0
-        if not self.delimited:
-            chunks = []
-            size = 0
-            while self._fill(1):
-                piece = self._take(len(self._buf) - self._pos)
-                size += len(piece)
-                if size > self._max_frame:
-                    raise JellyLimitError(
-                        f"single-frame input exceeds the frame size limit of {self._max_frame} bytes",
-                        offset=0, frame=0)
-                chunks.append(piece)
-            self.frame_offset = 0
-            yield b"".join(chunks)
-            return
-        while True:
-            start = self.position
-            n = self._read_length(index)
-            if n is None:
+                                       offset=splitter.position + splitter.buffered) from None
+            frames = splitter.feed(data) if data else splitter.finish()
+            self.delimited = splitter.delimited
+            yield from frames
+            if not data:
                 return
-            data = self._read_frame_bytes(n, index)
-            self.frame_offset = start + (self.position - start - n)
-            yield data
+
+    def _in_place(self, view: memoryview) -> Iterator[tuple[int, memoryview]]:
+        limit = self._limits.max_frame_size
+        if self.delimited is None:
+            self.delimited = detect_delimited(view[:3], True)
+        if not self.delimited:
+            if len(view) > limit:
+                raise JellyLimitError(f"single-frame input exceeds the frame size limit of "
+                                      f"{limit} bytes", offset=0, frame=0)
+            yield 0, view
+            return
+        pos = index = 0
+        while True:
+            span = next_frame(view, pos, limit, index)
+            if span is None:
+                return
+            yield span[0], view[span[0]:span[1]]
+            pos = span[1]
             index += 1
-
-
-def varint_bytes(n: int) -> bytes:
-    out = bytearray()
-    while n >= 0x80:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)

@@ -32,11 +32,6 @@ class LogicalStreamType(IntEnum):
     NAMED_GRAPHS = 14
     TIMESTAMPED_NAMED_GRAPHS = 114
 
-    @property
-    def base(self) -> "LogicalStreamType":
-        """The base type (1-4): the last decimal digit, as the spec defines."""
-        return LogicalStreamType(self.value % 10)
-
 
 def logical_base(value: int) -> int:
     """Base logical type of any (possibly unknown) logical type number."""
@@ -125,11 +120,90 @@ PRESETS = {
 }
 
 
-def preset(name: str, **changes) -> StreamOptions:
-    """Stream options of a named preset (``"small"`` or ``"big"``), with field overrides."""
+def _preset_sizes(name: str) -> tuple[int, int, int]:
     try:
-        names, prefixes, datatypes = PRESETS[name]
+        return PRESETS[name]
     except KeyError:
         raise JellyOptionsError(f"unknown preset {name!r}; choose one of {sorted(PRESETS)}") from None
+
+
+def preset(name: str, **changes) -> StreamOptions:
+    """Stream options of a named preset (``"small"`` or ``"big"``), with field overrides."""
+    names, prefixes, datatypes = _preset_sizes(name)
     return StreamOptions(max_name_table_size=names, max_prefix_table_size=prefixes,
                          max_datatype_table_size=datatypes, **changes)
+
+
+#: The preset used when neither options nor a preset are given.
+DEFAULT_PRESET = "big"
+
+
+def _enum(value, enum, what):
+    if isinstance(value, str):
+        try:
+            return enum[value.upper().replace("-", "_")]
+        except KeyError:
+            names = ", ".join(m.name.lower() for m in enum if m.value)
+            raise JellyOptionsError(f"unknown {what} {value!r}; choose one of {names}") from None
+    try:
+        return enum(int(value))
+    except ValueError:
+        if enum is LogicalStreamType:
+            return int(value)      # unknown subtypes are legal
+        raise JellyOptionsError(f"unknown {what} {value!r}") from None
+
+
+def make_options(options: StreamOptions | None = None, *, preset: str | None = None,
+                 physical_type=None, logical_type=None, max_name_table_size: int | None = None,
+                 max_prefix_table_size: int | None = None,
+                 max_datatype_table_size: int | None = None, rdf_star: bool | None = None,
+                 generalized_statements: bool | None = None, stream_name: str | None = None,
+                 version: int | None = None, quads: bool | None = None,
+                 grouped: bool = False) -> StreamOptions:
+    """The one option resolver of every writer: stream options from a base (``options`` or a
+    named ``preset``, default ``"big"``) and field overrides, checked for writing.
+
+    Physical and logical types may be enum members, ints or names (``"quads"``).  What is not
+    given is worked out: without ``options``, the physical type is QUADS when the data has
+    graphs (``quads=True``) and TRIPLES otherwise; without a logical type (in ``options`` or
+    given), a ``grouped`` stream (one graph or dataset per frame: RDF messages) is GRAPHS or
+    DATASETS and a flat one FLAT_TRIPLES or FLAT_QUADS.  ``version`` None (the default of
+    :class:`StreamOptions`) lets the writer pick the lowest version the stream needs.
+    """
+    if options is not None and preset is not None:
+        raise JellyOptionsError("give either options or a preset, not both")
+    given = options is not None
+    if options is None:
+        names, prefixes, datatypes = _preset_sizes(preset or DEFAULT_PRESET)
+        options = StreamOptions(max_name_table_size=names, max_prefix_table_size=prefixes,
+                                max_datatype_table_size=datatypes)
+    changes: dict = {}
+    if physical_type is not None:
+        changes["physical_type"] = _enum(physical_type, PhysicalStreamType, "physical type")
+    elif not given:
+        changes["physical_type"] = PhysicalStreamType.QUADS if quads else PhysicalStreamType.TRIPLES
+    if logical_type is not None:
+        changes["logical_type"] = _enum(logical_type, LogicalStreamType, "logical type")
+    for name, value in (("max_name_table_size", max_name_table_size),
+                        ("max_prefix_table_size", max_prefix_table_size),
+                        ("max_datatype_table_size", max_datatype_table_size),
+                        ("rdf_star", rdf_star), ("generalized_statements", generalized_statements),
+                        ("stream_name", stream_name), ("version", version)):
+        if value is not None:
+            changes[name] = value
+    result = options.replace(**changes)
+    if result.physical_type == PhysicalStreamType.UNSPECIFIED:
+        raise JellyOptionsError("physical_type must be TRIPLES, QUADS or GRAPHS")
+    if int(result.logical_type) == 0 and logical_type is None:
+        result = result.replace(logical_type=default_logical_type(result.physical_type, grouped))
+    result.validate_for_writing()
+    return result
+
+
+def default_logical_type(physical_type, grouped: bool) -> LogicalStreamType:
+    """The logical type a stream gets unless told otherwise: for grouped streams (a graph or
+    dataset per frame) GRAPHS or DATASETS, for flat ones FLAT_TRIPLES or FLAT_QUADS."""
+    triples = PhysicalStreamType(int(physical_type)) == PhysicalStreamType.TRIPLES
+    if grouped:
+        return LogicalStreamType.GRAPHS if triples else LogicalStreamType.DATASETS
+    return LogicalStreamType.FLAT_TRIPLES if triples else LogicalStreamType.FLAT_QUADS

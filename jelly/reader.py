@@ -2,43 +2,54 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
-from typing import Iterator
+from typing import Any, Iterator
 
 from ._decoder import Decoder, Frame
 from .errors import JellyError
-from .io import FrameSource, maybe_gunzip, open_binary
+from .io import FrameReader, open_input, GZIP_MAGIC
 from .options import DEFAULT_LIMITS, ReaderLimits, StreamOptions
+
+#: Statements decoded at a time when iterating a reader statement by statement: large frames
+#: stream out in pieces of this size instead of being built whole.
+STATEMENT_CHUNK = 4096
 
 
 class Reader:
     """A Jelly stream opened for reading, frame by frame.
 
-    ``source`` is a path, a bytes-like object or a binary file object (pipes and sockets work:
-    the input is read in chunks and never sought).  Gzip-compressed input and both the delimited
-    and the single-frame variant are recognised from the first bytes.
+    ``source`` is a path, ``"-"`` (stdin), a bytes-like object or a binary file object (pipes
+    and sockets work: the input is read in chunks and never sought).  Gzip-compressed input and
+    both the delimited and the single-frame variant are recognised from the first bytes.
 
-    ``factory`` builds terms of another library (see :class:`jelly._decoder.Decoder`); by
-    default statements hold jelly's own :class:`~jelly.IRI`, :class:`~jelly.BlankNode`,
-    :class:`~jelly.Literal` and :class:`~jelly.Triple`.  ``strict=True`` also rejects
-    RDF-star and generalized terms that the stream options do not announce.
-
-    ``terms="nt"`` gives every term as its N-Triples string (default graph: ``None``), and
-    ``output`` shapes :attr:`Frame.statements`: ``"tuples"``, ``"columns"`` (a tuple of lists,
-    one per position: what Arrow and Spark want) or ``"lines"`` (N-Triples / N-Quads lines).
-    Iterating a reader statement by statement needs ``output="tuples"``.
+    ``terms`` says what terms become: ``"native"`` (jelly's :class:`~jelly.IRI`,
+    :class:`~jelly.BlankNode`, :class:`~jelly.Literal`, :class:`~jelly.Triple`), ``"nt"``
+    (N-Triples strings; default graph ``None``) or a term factory (see
+    :class:`jelly.Decoder`; ``factory=`` is an older name for it).  ``output`` shapes
+    :attr:`Frame.statements`: ``"tuples"``, ``"columns"`` (a tuple of lists, one per position:
+    what Arrow and Spark want) or ``"lines"`` (N-Triples / N-Quads lines, with ``terms="nt"``).
+    ``strict=True`` also rejects RDF-star and generalized terms that the stream options do not
+    announce.  ``new_streams=True`` reads concatenated streams (a frame that starts with
+    different options starts a new stream: :attr:`Frame.stream_index`).
     """
 
-    def __init__(self, source, *, limits: ReaderLimits | None = None, factory=None,
-                 strict: bool = False, terms: str = "native", output: str = "tuples") -> None:
+    def __init__(self, source, *, limits: ReaderLimits | None = None, terms: Any = "native",
+                 output: str = "tuples", strict: bool = False, factory=None,
+                 new_streams: bool = False, delimited: bool | None = None) -> None:
         self.limits = limits if limits is not None else DEFAULT_LIMITS
         # The decoder first: it checks the arguments before a file is opened.
-        self._decoder = Decoder(limits=self.limits, factory=factory, strict=strict, terms=terms,
-                                output=output)
-        self._stream, self._owned = open_binary(source)
-        self._frames = None
+        self._decoder = Decoder(limits=self.limits, terms=terms, output=output, strict=strict,
+                                factory=factory, new_streams=new_streams)
         self._output = output
-        self._source = None
+        self._stack = contextlib.ExitStack()
+        if isinstance(source, (bytes, bytearray, memoryview)) and \
+                bytes(memoryview(source)[:2]) != GZIP_MAGIC:
+            self._frames = FrameReader(source, self.limits, delimited)   # split in place
+        else:
+            stream = self._stack.enter_context(open_input(source))
+            self._frames = FrameReader(stream, self.limits, delimited)
+        self._iter: Iterator | None = None
         self._error: JellyError | None = None
         self._pending: list[Frame] = []   # frames read ahead to learn the options
         #: Size in bytes of the last frame read.
@@ -55,29 +66,39 @@ class Reader:
         self.close()
 
     def close(self) -> None:
-        if self._owned:
-            self._stream.close()
+        self._stack.close()
 
     # -- frames ------------------------------------------------------------------------------
 
-    def _next_frame(self) -> Frame | None:
+    def _next_raw(self):
+        """The next (offset, frame bytes), or None at the end."""
         if self._error is not None:   # a reader that failed stays failed
             raise self._error
         try:
-            if self._source is None:
-                self._source = FrameSource(maybe_gunzip(self._stream), self.limits)
-                self._frames = self._source.frames()
-            data = next(self._frames, None)
-            if data is None:
-                return None
-            frame = self._decoder.decode_frame(data, self._source.frame_offset)
+            if self._iter is None:
+                self._iter = iter(self._frames)
+            item = next(self._iter, None)
         except JellyError as exc:
             self._error = exc
             raise
-        self.last_frame_size = len(data)
+        if item is not None:
+            self.last_frame_size = len(item[1])
+        return item
+
+    def _finish(self, frame: Frame) -> Frame:
         for name, iri in frame.namespaces:
             self.namespaces[name] = iri
         return frame
+
+    def _next_frame(self) -> Frame | None:
+        item = self._next_raw()
+        if item is None:
+            return None
+        try:
+            return self._finish(self._decoder.decode_frame(item[1], item[0]))
+        except JellyError as exc:
+            self._error = exc
+            raise
 
     def frames(self) -> Iterator[Frame]:
         """Yield each :class:`Frame` (statements, metadata, namespace declarations) in order."""
@@ -89,19 +110,41 @@ class Reader:
                 return
             yield frame
 
+    def _statement_chunks(self) -> Iterator[list]:
+        decoder = self._decoder
+        for frame in self._pending:
+            yield frame.statements
+        self._pending.clear()
+        while True:
+            item = self._next_raw()
+            if item is None:
+                return
+            try:
+                decoder.begin_frame(item[1], item[0])
+                while True:
+                    chunk = decoder.decode_statements(STATEMENT_CHUNK)
+                    if chunk is None:
+                        break
+                    yield chunk
+                self._finish(decoder.end_frame())
+            except JellyError as exc:
+                self._error = exc
+                raise
+
     def __iter__(self) -> Iterator[tuple]:
-        """Iterate every statement: ``(s, p, o)`` for TRIPLES streams, ``(s, p, o, g)`` otherwise."""
+        """Iterate every statement: ``(s, p, o)`` for TRIPLES streams, ``(s, p, o, g)``
+        otherwise.  Large frames are decoded a few thousand statements at a time."""
         if self._output == "columns":
             raise ValueError("a reader with output='columns' is read frame by frame (frames())")
-        # chain walks each frame's list in C: no Python frame per statement.
-        return itertools.chain.from_iterable(frame.statements for frame in self.frames())
+        # chain walks each chunk in C: no Python frame per statement.
+        return itertools.chain.from_iterable(self._statement_chunks())
 
     @property
     def options(self) -> StreamOptions | None:
         """The stream options; reads ahead to the first frame that holds them if needed (frames
         before it can only be empty).  ``None`` for an input without any options row.
         """
-        if self._decoder.options is None and self._source is None:
+        if self._decoder.options is None and self._iter is None:
             while self._decoder.options is None:
                 frame = self._next_frame()
                 if frame is None:
@@ -112,28 +155,39 @@ class Reader:
     @property
     def delimited(self) -> bool | None:
         """True for the delimited variant, False for a single-frame file (None before reading)."""
-        return self._source.delimited if self._source is not None else None
+        return self._frames.delimited if self._iter is not None else None
 
     @property
     def frame_count(self) -> int:
         """Frames decoded so far."""
         return self._decoder.frame_index
 
-
-def parse(source, *, limits: ReaderLimits | None = None, factory=None,
-          strict: bool = False, terms: str = "native") -> Iterator[tuple]:
-    """Iterate the statements of a Jelly stream, frame by frame (see :class:`Reader`)."""
-    return itertools.chain.from_iterable(
-        frame.statements for frame in parse_frames(source, limits=limits, factory=factory,
-                                                   strict=strict, terms=terms))
+    @property
+    def in_graph(self) -> bool:
+        """True when the stream so far ends inside a graph of a GRAPHS stream."""
+        return self._decoder.in_graph_now
 
 
-def parse_frames(source, *, limits: ReaderLimits | None = None, factory=None,
-                 strict: bool = False, terms: str = "native",
-                 output: str = "tuples") -> Iterator[Frame]:
+def _chunks(source, kwargs) -> Iterator[list]:
+    with Reader(source, **kwargs) as reader:
+        yield from reader._statement_chunks()
+
+
+def parse(source, *, limits: ReaderLimits | None = None, terms: Any = "native",
+          strict: bool = False, factory=None, new_streams: bool = False) -> Iterator[tuple]:
+    """Iterate the statements of a Jelly stream (see :class:`Reader`).  The input is opened
+    when the iteration starts and closed when it ends."""
+    # chain walks each chunk in C: no Python frame per statement.
+    return itertools.chain.from_iterable(_chunks(source, dict(
+        limits=limits, terms=terms, strict=strict, factory=factory, new_streams=new_streams)))
+
+
+def parse_frames(source, *, limits: ReaderLimits | None = None, terms: Any = "native",
+                 output: str = "tuples", strict: bool = False, factory=None,
+                 new_streams: bool = False) -> Iterator[Frame]:
     """Iterate the frames of a Jelly stream as :class:`Frame` objects (see :class:`Reader`)."""
-    with Reader(source, limits=limits, factory=factory, strict=strict, terms=terms,
-                output=output) as reader:
+    with Reader(source, limits=limits, terms=terms, output=output, strict=strict,
+                factory=factory, new_streams=new_streams) as reader:
         yield from reader.frames()
 
 

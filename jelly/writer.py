@@ -2,98 +2,19 @@
 
 from __future__ import annotations
 
-import gzip
+import contextlib
 import io
 import itertools
-import os
-from typing import Iterable, Mapping
+from typing import Any, Iterable, Mapping
 
 from ._encoder import Encoder
 from .errors import JellyEncodeError, JellyError, JellyOptionsError
-from .io import varint_bytes
-from .options import (LogicalStreamType, PhysicalStreamType, PRESETS, StreamOptions, is_grouped,
-                      preset as _preset)
+from .io import open_output
+from .options import StreamOptions, make_options
 
 #: Rows per frame of flat streams, unless told otherwise: large enough that per-frame work is
 #: negligible, small enough to stay far below the spec's recommended 1 MB per frame.
 DEFAULT_ROWS_PER_FRAME = 1024
-DEFAULT_PRESET = "big"
-
-_DEFAULT_LOGICAL = {
-    PhysicalStreamType.TRIPLES: LogicalStreamType.FLAT_TRIPLES,
-    PhysicalStreamType.QUADS: LogicalStreamType.FLAT_QUADS,
-    PhysicalStreamType.GRAPHS: LogicalStreamType.FLAT_QUADS,
-}
-
-
-def _enum(value, enum, what):
-    if isinstance(value, str):
-        try:
-            return enum[value.upper().replace("-", "_")]
-        except KeyError:
-            names = ", ".join(m.name.lower() for m in enum if m.value)
-            raise JellyOptionsError(f"unknown {what} {value!r}; choose one of {names}") from None
-    return value
-
-
-def make_options(options: StreamOptions | None = None, *, preset: str | None = None,
-                 physical_type=None, logical_type=None, max_name_table_size: int | None = None,
-                 max_prefix_table_size: int | None = None,
-                 max_datatype_table_size: int | None = None, rdf_star: bool | None = None,
-                 generalized_statements: bool | None = None, stream_name: str | None = None,
-                 default_physical=PhysicalStreamType.TRIPLES) -> StreamOptions:
-    """Stream options from a base (``options`` or a named ``preset``) and field overrides.
-
-    Physical and logical types may be given as enum members, ints or names (``"quads"``).
-    Without a logical type, the flat one matching the physical type is used.
-    """
-    if options is not None and preset is not None:
-        raise JellyOptionsError("give either options or a preset, not both")
-    base = options if options is not None else _preset(preset or DEFAULT_PRESET)
-    changes = {}
-    if physical_type is not None:
-        changes["physical_type"] = _enum(physical_type, PhysicalStreamType, "physical type")
-    elif options is None:
-        changes["physical_type"] = default_physical
-    if logical_type is not None:
-        changes["logical_type"] = _enum(logical_type, LogicalStreamType, "logical type")
-    for name, value in (("max_name_table_size", max_name_table_size),
-                        ("max_prefix_table_size", max_prefix_table_size),
-                        ("max_datatype_table_size", max_datatype_table_size),
-                        ("rdf_star", rdf_star), ("generalized_statements", generalized_statements),
-                        ("stream_name", stream_name)):
-        if value is not None:
-            changes[name] = value
-    result = base.replace(**changes)
-    if result.physical_type == PhysicalStreamType.UNSPECIFIED:
-        raise JellyOptionsError("physical_type must be TRIPLES, QUADS or GRAPHS")
-    if logical_type is None and options is None and int(result.logical_type) == 0:
-        result = result.replace(logical_type=_DEFAULT_LOGICAL[result.physical_type])
-    result.validate_for_writing()
-    return result
-
-
-def _open_destination(destination):
-    """(stream, owned, result_buffer) for a path, binary file object or None (bytes result)."""
-    if destination is None:
-        buf = io.BytesIO()
-        return buf, False, buf
-    if isinstance(destination, (str, os.PathLike)):
-        path = os.fspath(destination)
-        try:
-            raw = open(path, "wb")
-        except OSError as exc:
-            raise JellyError(f"cannot write {path!r}: {exc.strerror or exc}") from None
-        if path.endswith(".gz"):
-            return gzip.GzipFile(fileobj=raw, mode="wb", mtime=0), [raw], None
-        return raw, [], None
-    if hasattr(destination, "write"):
-        if isinstance(destination, io.TextIOBase):
-            raise JellyError("Jelly is binary: pass a binary stream (opened with 'wb'), not a "
-                             "text stream")
-        return destination, False, None
-    raise TypeError(f"cannot write Jelly to {type(destination).__name__}: pass a path, a binary "
-                    f"file object or None")
 
 
 class Writer:
@@ -105,29 +26,39 @@ class Writer:
     (non-delimited) file.  Namespaces can be given up front (``namespaces={"ex": "http://..."}``)
     or with :meth:`declare_namespace`; the stream says protocol version 2 only if it uses them.
 
-    ``destination`` is a path (``.gz`` compresses), a binary file object, or ``None`` to collect
-    the bytes (see :meth:`getvalue`).  The other arguments are those of :func:`make_options`.
+    ``destination`` is a path (written to a temporary file and renamed into place when the
+    writer closes without an error; ``.gz`` compresses), ``"-"`` (stdout), a binary file object,
+    or ``None`` to collect the bytes (see :meth:`getvalue`).  The other arguments are those of
+    :func:`jelly.make_options`.
     """
 
     def __init__(self, destination=None, options: StreamOptions | None = None, *,
                  rows_per_frame: int = DEFAULT_ROWS_PER_FRAME, delimited: bool = True,
                  namespaces: Mapping[str, object] | None = None, term_adapter=None,
-                 **option_fields) -> None:
+                 **option_fields: Any) -> None:
         self.options = make_options(options, **option_fields)
         if rows_per_frame < 1:
             raise JellyOptionsError("rows_per_frame must be at least 1")
         self.rows_per_frame = rows_per_frame
         self.delimited = delimited
         self._encoder = Encoder(self.options, term_adapter=term_adapter)
-        self._stream, self._owned, self._result = _open_destination(destination)
+        self._stack = contextlib.ExitStack()
+        self._result: io.BytesIO | None = None
+        if destination is None:
+            self._result = self._stream = io.BytesIO()
+        else:
+            self._stream = self._stack.enter_context(open_output(destination))
         self._frames_written = 0
         self._closed = False
         self._statements_at_frame_start = 0
         self._single_used = False      # single-frame files: write_frame() was called
-        self._single_metadata = None
-        self.grouped = is_grouped(int(self.options.logical_type))
-        for name, iri in (namespaces or {}).items():
-            self.declare_namespace(name, iri)
+        self._single_metadata: Mapping[str, bytes] | None = None
+        try:
+            for name, iri in (namespaces or {}).items():
+                self.declare_namespace(name, iri)
+        except BaseException:
+            self.abort()
+            raise
 
     # -- context manager ---------------------------------------------------------------------
 
@@ -138,7 +69,7 @@ class Writer:
         if exc_type is None:
             self.close()
         else:
-            self._release()
+            self.abort()
 
     # -- writing -----------------------------------------------------------------------------
 
@@ -158,18 +89,7 @@ class Writer:
 
     def write_all(self, statements: Iterable) -> None:
         """Write many statements, cutting frames every ``rows_per_frame`` rows."""
-        self._check_open()
-        it = iter(statements)
-        enc = self._encoder
-        if not self.delimited:
-            if self._single_used:
-                raise JellyEncodeError("a single-frame (non-delimited) file holds one frame only")
-            enc.add_statements(it)
-            return
-        while not enc.add_statements(it, self.rows_per_frame):
-            self._emit()
-        if enc.rows >= self.rows_per_frame:
-            self._emit()
+        self.write_until(statements, None)
 
     def write_until(self, statements: Iterable, stop) -> bool:
         """Like :meth:`write_all`, but stop at the object ``stop`` if the iterable yields it
@@ -177,14 +97,14 @@ class Writer:
         self._check_open()
         it = iter(statements)
         enc = self._encoder
+        if not self.delimited:
+            if self._single_used:
+                raise JellyEncodeError("a single-frame (non-delimited) file holds one frame only")
+            done = enc.add_statements(it, -1, stop)
+            return stop is not None and done is stop
         while True:
-            if not self.delimited:
-                if self._single_used:
-                    raise JellyEncodeError("a single-frame (non-delimited) file holds one frame "
-                                           "only")
-                return enc.add_statements(it, -1, stop) is stop
             done = enc.add_statements(it, self.rows_per_frame, stop)
-            if done is stop:
+            if done is stop and stop is not None:
                 return True
             if done:
                 if enc.rows >= self.rows_per_frame:
@@ -238,14 +158,13 @@ class Writer:
             self._emit(metadata)
 
     def _emit(self, metadata=None, close_graph=False) -> None:
-        data = self._encoder.take_frame(metadata, close_graph)
+        self._stream.write(self._encoder.take_frame(metadata, close_graph, True))
         self._statements_at_frame_start = self._encoder.statements
-        self._stream.write(varint_bytes(len(data)))
-        self._stream.write(data)
         self._frames_written += 1
 
     def close(self) -> None:
-        """Flush the last frame, close graphs, and close the destination if we opened it."""
+        """Flush the last frame, close graphs, and finish the destination: a path is renamed
+        into place, a stream is flushed (and left open)."""
         if self._closed:
             return
         try:
@@ -257,17 +176,19 @@ class Writer:
             elif enc.pending or self._frames_written == 0:
                 self._emit()
             self._stream.flush()
-        finally:
-            self._release()
+        except BaseException:
+            self.abort()
+            raise
+        self._closed = True
+        self._stack.close()
 
-    def _release(self) -> None:
+    def abort(self) -> None:
+        """Stop without finishing: a destination path is left as it was before."""
         if self._closed:
             return
         self._closed = True
-        if self._owned:
-            self._stream.close()
-            for inner in self._owned:
-                inner.close()
+        # Leaving the output context with an error discards the temporary file.
+        self._stack.__exit__(JellyError, JellyError("aborted"), None)
 
     def _check_open(self) -> None:
         if self._closed:
@@ -288,22 +209,21 @@ class Writer:
         return self._encoder.statements
 
 
-def _peek_physical(statements):
-    """Physical type from the first statement: quads for 4-tuples, triples otherwise."""
+def _peek_quads(statements: Iterable) -> tuple[bool, Iterable]:
+    """Whether the first statement is a quad, and the statements again."""
     it = iter(statements)
     first = next(it, None)
     if first is None:
-        return PhysicalStreamType.TRIPLES, it
+        return False, it
     if not isinstance(first, (tuple, list)):
         raise JellyEncodeError(f"a statement must be a tuple (s, p, o) or (s, p, o, g), not "
                                f"{type(first).__name__}")
-    physical = PhysicalStreamType.QUADS if len(first) == 4 else PhysicalStreamType.TRIPLES
-    return physical, itertools.chain((first,), it)
+    return len(first) == 4, itertools.chain((first,), it)
 
 
 def serialize(statements: Iterable, destination=None, options: StreamOptions | None = None, *,
               rows_per_frame: int = DEFAULT_ROWS_PER_FRAME, delimited: bool = True,
-              namespaces=None, term_adapter=None, **option_fields):
+              namespaces=None, term_adapter=None, **option_fields: Any):
     """Write statements as a flat Jelly stream; returns the bytes when ``destination`` is None.
 
     Without an explicit ``physical_type`` (or ``options``), the first statement decides:
@@ -311,34 +231,24 @@ def serialize(statements: Iterable, destination=None, options: StreamOptions | N
     ``preset`` (``"small"`` or ``"big"``, the default) or explicit ``max_*_table_size``.
     """
     if options is None and option_fields.get("physical_type") is None:
-        option_fields["physical_type"], statements = _peek_physical(statements)
-    writer = Writer(destination, options, rows_per_frame=rows_per_frame, delimited=delimited,
-                    namespaces=namespaces, term_adapter=term_adapter, **option_fields)
-    with writer:
+        option_fields["quads"], statements = _peek_quads(statements)
+    with Writer(destination, options, rows_per_frame=rows_per_frame, delimited=delimited,
+                namespaces=namespaces, term_adapter=term_adapter, **option_fields) as writer:
         writer.write_all(statements)
     return writer.getvalue() if destination is None else None
 
 
 def serialize_frames(frames: Iterable[Iterable], destination=None,
                      options: StreamOptions | None = None, *, namespaces=None, term_adapter=None,
-                     **option_fields):
+                     **option_fields: Any):
     """Write each element of ``frames`` (an iterable of statements) as one frame: a stream of
     RDF messages (graphs or datasets).  Returns the bytes when ``destination`` is None.
 
     Without an explicit logical type, the stream is marked as a GRAPHS stream (TRIPLES) or a
     DATASETS stream (QUADS / GRAPHS).
     """
-    if options is None and option_fields.get("logical_type") is None:
-        physical = option_fields.get("physical_type")
-        if physical is None:
-            physical = PhysicalStreamType.TRIPLES
-        physical = _enum(physical, PhysicalStreamType, "physical type")
-        option_fields["logical_type"] = (LogicalStreamType.GRAPHS
-                                         if physical == PhysicalStreamType.TRIPLES
-                                         else LogicalStreamType.DATASETS)
-    writer = Writer(destination, options, namespaces=namespaces, term_adapter=term_adapter,
-                    **option_fields)
-    with writer:
+    with Writer(destination, options, namespaces=namespaces, term_adapter=term_adapter,
+                grouped=True, **option_fields) as writer:
         for frame in frames:
             writer.write_frame(frame)
     return writer.getvalue() if destination is None else None

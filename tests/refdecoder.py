@@ -227,9 +227,15 @@ _SPO = ("s", "p", "o")
 
 
 class _Decoder:
-    def __init__(self, strict: bool):
+    def __init__(self, strict: bool, new_streams: bool = False):
         self.strict = strict
+        self.new_streams = new_streams
+        self.first_row_of_frame = False
         self.warnings: list[str] = []
+        self._reset()
+
+    def _reset(self):
+        """Stream state (everything but the settings and the warnings)."""
         self.options: RefOptions | None = None
         self.seen_row = False
         self.names: dict[int, str] = {}
@@ -260,9 +266,12 @@ class _Decoder:
             max_datatype_table_size=o.max_datatype_table_size,
             logical_type=int(o.logical_type), version=o.version)
         if self.options is not None:
-            if opts != self.options:
+            if opts == self.options:
+                return
+            if not (self.new_streams and self.first_row_of_frame):
                 raise RefDecodeError("stream options differ from the earlier options row")
-            return
+            # Concatenated streams: a frame that starts with other options starts a new one.
+            self._reset()
         if self.seen_row:
             # "Implementations MAY throw an error if the stream options header is not present
             # at the start of the stream. Alternatively, they MAY use their own defaults."
@@ -495,7 +504,8 @@ class _Decoder:
         # definition of a map entry -- a message with key = 1, value = 2 -- keeps it.
         frame = RefFrame(index=index, statements=[], namespaces=[],
                          metadata=parse_metadata(payload))
-        for r in msg.rows:
+        for i, r in enumerate(msg.rows):
+            self.first_row_of_frame = i == 0
             self.row(r, frame)
         return frame
 
@@ -546,7 +556,7 @@ def normalize_varints(data: bytes, desc):
         return None
 
 
-def _enc_varint(v: int) -> bytes:
+def enc_varint(v: int) -> bytes:
     out = bytearray()
     while True:
         b = v & 0x7F
@@ -566,7 +576,7 @@ def _normalize(data: bytes, desc) -> bytes:
         tag, pos = read_varint(data, pos)
         number, wt = tag >> 3, tag & 7
         raw_tag = data[start:pos]
-        out += _enc_varint(tag) if pos - start > 5 and tag < 1 << 32 else raw_tag
+        out += enc_varint(tag) if pos - start > 5 and tag < 1 << 32 else raw_tag
         if wt == 0:
             s2 = pos
             _, pos = read_varint(data, pos)
@@ -586,9 +596,9 @@ def _normalize(data: bytes, desc) -> bytes:
             fd = desc.fields_by_number.get(number) if desc is not None else None
             if fd is not None and fd.message_type is not None:
                 body = _normalize(body, fd.message_type)
-                out += _enc_varint(len(body))
+                out += enc_varint(len(body))
             else:
-                out += _enc_varint(n) if pos - s2 > 5 else data[s2:pos]
+                out += enc_varint(n) if pos - s2 > 5 else data[s2:pos]
             out += body
             pos += n
         elif wt == 3:
@@ -608,7 +618,7 @@ def _normalize_group(data: bytes, pos: int, number: int):
         if tag & 7 == 4:
             if tag >> 3 != number:
                 raise RefDecodeError("mismatched end group")
-            out += _enc_varint(tag) if pos - start > 5 and tag < 1 << 32 else data[start:pos]
+            out += enc_varint(tag) if pos - start > 5 and tag < 1 << 32 else data[start:pos]
             return bytes(out), pos
         # one field: reuse _normalize on exactly that field's bytes
         end = _skip_field(data, pos, tag & 7, tag >> 3)
@@ -676,12 +686,14 @@ def parse_metadata(frame_payload: bytes) -> dict:
     return out
 
 
-def decode_full(data: bytes, strict: bool = True) -> Result:
-    """Decode a whole Jelly input; raises RefDecodeError on invalid input."""
+def decode_full(data: bytes, strict: bool = True, new_streams: bool = False) -> Result:
+    """Decode a whole Jelly input; raises RefDecodeError on invalid input.  ``new_streams``
+    reads concatenated streams: a frame whose first row is an options row that differs from
+    the stream's starts a new stream."""
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise TypeError("decode_full takes bytes")
     data = bytes(data)
-    dec = _Decoder(strict)
+    dec = _Decoder(strict, new_streams)
     frames = [dec.frame(p, i) for i, p in enumerate(split_frames(data))]
     if dec.options is None:
         # No options row in the whole stream (so no statements either).
