@@ -562,7 +562,8 @@ def _write_head(src, dst, n):
 def _write_quads_per_subject(src, dst):
     """N-Quads from N-Triples: a new named graph for every run of statements with one subject
     (an IoT stream becomes one graph per reading, roughly)."""
-    from jelly._ntriples import parse_nquads, statement_to_nt
+    from jelly._ntriples import parse_nquads
+    from jelly._ntformat import statement_to_nt
     import jelly
     n = 0
     graph = None

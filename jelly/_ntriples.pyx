@@ -23,7 +23,7 @@ import io
 
 from .errors import JellyEncodeError, RdfSyntaxError
 
-__all__ = ["parse_nquads", "MESSAGE", "TermParser"]
+__all__ = ["parse_nquads", "MESSAGE", "TermParser", "UntilMessage"]
 
 cdef str _XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
 
@@ -849,3 +849,34 @@ cdef class TermParser:
             p._fail("unexpected text after the term", p.p)
         return term
 
+
+
+@cython.final
+cdef class UntilMessage:
+    """The statements of a parse (an iterator of statements and ``MESSAGE`` items) up to the
+    next ``MESSAGE`` or the end: one RDF message of a message log.  Afterwards ``delimited``
+    says that it stopped at a delimiter (which it consumed) and ``ended`` that the input ended.
+    Iterating costs no Python frame per statement."""
+
+    cdef object _it
+    cdef readonly bint delimited
+    cdef readonly bint ended
+
+    def __init__(self, items):
+        self._it = iter(items)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self.delimited or self.ended:
+            raise StopIteration
+        try:
+            item = next(self._it)
+        except StopIteration:
+            self.ended = True
+            raise
+        if item is MESSAGE:
+            self.delimited = True
+            raise StopIteration
+        return item

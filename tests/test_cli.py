@@ -380,7 +380,8 @@ def test_inspect_text_and_summary(tmp_path):
     summary = ok("inspect", tmp_path / "m.jelly", "--summary").decode()
     assert len(summary.splitlines()) < 20
     info = inspect_json(tmp_path / "m.jelly")
-    assert set(info) == {"file", "delimited", "frames", "options", "totals", "frame_rows"}
+    assert set(info) == {"file", "delimited", "frames", "streams", "options", "totals",
+                         "frame_rows"}
     assert info["totals"]["triple"] == 420 and len(info["frame_rows"]) == 60
     short = json.loads(ok("inspect", tmp_path / "m.jelly", "--json", "--summary"))
     assert "frame_rows" not in short
@@ -423,10 +424,12 @@ def test_partial_output_removed(tmp_path):
     for out in ("out.nt", "out.nq.gz", "out.jelly", "out.ttl", "out.ndjsonld"):
         fails("convert", tmp_path / "cut.jelly", tmp_path / out)
         assert not (tmp_path / out).exists(), out
-    # an existing file is replaced only by a complete conversion (it is removed on failure)
+    # an existing file is replaced only by a complete conversion: on failure it keeps its
+    # content, and no temporary file is left beside it
     (tmp_path / "keep.nt").write_bytes(b"old")
     fails("convert", tmp_path / "cut.jelly", tmp_path / "keep.nt")
-    assert not (tmp_path / "keep.nt").exists()
+    assert (tmp_path / "keep.nt").read_bytes() == b"old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cut.jelly", "keep.nt", "s.jelly"]
 
 
 def test_bad_options(tmp_path):
@@ -446,6 +449,16 @@ def test_bad_options(tmp_path):
     assert not (tmp_path / "o.jelly").exists()
 
 
+def test_text_to_text_conversion(tmp_path):
+    # Neither side needs to be Jelly: N-Triples to Turtle and back keeps the statements.
+    ok("convert", SENSORS, tmp_path / "o.ttl")
+    ok("convert", tmp_path / "o.ttl", tmp_path / "back.nt")
+    original = set(SENSORS.read_text().splitlines()) - {""}
+    assert len(original) == 420
+    back = (tmp_path / "back.nt").read_text().splitlines()
+    assert len(back) == len(original)
+
+
 def test_missing_files_and_unknown_formats(tmp_path):
     fails("convert", tmp_path / "nope.nt", tmp_path / "o.jelly", match="cannot open")
     fails("inspect", tmp_path / "nope.jelly", match="cannot open")
@@ -453,7 +466,6 @@ def test_missing_files_and_unknown_formats(tmp_path):
     fails("convert", SENSORS, tmp_path / "o.xyz", match="cannot tell the format")
     fails("convert", SENSORS, tmp_path / "o.jelly", "--from", "csv", match="unknown input format")
     fails("convert", SENSORS, "-", "--to", "yaml", match="unknown output format")
-    fails("convert", SENSORS, tmp_path / "o.ttl", match="one side of a conversion must be Jelly")
     fails("convert", SENSORS, tmp_path / "missing-dir" / "o.jelly", match="cannot write")
     fails("frobnicate", match="invalid choice")
 
@@ -480,38 +492,32 @@ class FakeTTY(io.StringIO):
         return True
 
 
-def test_progress_reports_position(tmp_path):
+def test_progress_reports_position(tmp_path, monkeypatch):
     path = tmp_path / "big.nt"
     path.write_bytes(SENSORS.read_bytes() * 10)
     out = FakeTTY()
+    monkeypatch.setattr(sys, "stderr", out)
     with open(path, "rb") as f:
-        f.seek(path.stat().st_size // 2)
-        p = cli._Progress(f.fileno(), path.stat().st_size, out, delay=0, interval=0.01)
-        import time
-        deadline = time.monotonic() + 5
-        while "%" not in out.getvalue() and time.monotonic() < deadline:
-            time.sleep(0.01)
-        p.stop()
-    text = out.getvalue()
-    assert "jelly:  50% of 471.2 KB read" in text
-    assert text.endswith("\r")     # the line is cleared at the end
+        with cli._progress(f, str(path), quiet=False, delay=0) as wrapped:
+            assert wrapped is not f
+            wrapped.read(path.stat().st_size // 2)
+            assert "50%" in out.getvalue()
+            wrapped.read()
+    assert "100%" in out.getvalue()
 
 
 def test_progress_only_for_files_on_a_terminal(tmp_path, monkeypatch):
-    class Args:
-        input = str(SENSORS)
-        quiet = False
     with open(SENSORS, "rb") as f:
         monkeypatch.setattr(sys, "stderr", io.StringIO())          # not a terminal
-        assert cli._Progress.start(Args, f) is None
+        with cli._progress(f, str(SENSORS), quiet=False) as wrapped:
+            assert wrapped is f
         monkeypatch.setattr(sys, "stderr", FakeTTY())
-        p = cli._Progress.start(Args, f)
-        assert p is not None
-        p.stop()
-        Args.quiet = True
-        assert cli._Progress.start(Args, f) is None
-        Args.quiet, Args.input = False, "-"
-        assert cli._Progress.start(Args, f) is None
+        with cli._progress(f, str(SENSORS), quiet=True) as wrapped:
+            assert wrapped is f
+        with cli._progress(f, "-", quiet=False) as wrapped:
+            assert wrapped is f
+        with cli._progress(f, str(SENSORS), quiet=False) as wrapped:
+            assert wrapped is not f
 
 
 def test_quiet_conversion_prints_nothing(tmp_path):

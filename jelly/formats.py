@@ -1,0 +1,181 @@
+"""The format registry: every format the package reads or writes, in one table that the
+command line, the conversion library, the rdflib plugin and Spark all use.
+
+A format is an :class:`RdfFormat`: its name, aliases, file extensions, media type, what it
+holds (triples only, or named graphs too; RDF statements or patch operations), whether it has
+an RDF message log form, and where its reader and writer live (``"module:callable"``, imported
+on first use so that looking a format up imports nothing heavy).  Adding a format is adding an
+entry here plus its reader and writer (see ``docs/architecture.md``).
+
+Look-ups: :func:`get` (name or alias), :func:`for_path` (by extension, ``.gz`` and ``.zst``
+ignored), :func:`for_media_type`, :func:`sniff` (by the first bytes of the content).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import os
+from typing import Any, Callable, Iterable
+
+from .errors import JellyError
+
+#: What the statements of a format are.
+RDF = "rdf"            # RDF statements (triples / quads)
+PATCH = "patch"        # RDF Patch operations
+
+
+@dataclasses.dataclass(frozen=True)
+class RdfFormat:
+    name: str
+    label: str
+    extensions: tuple[str, ...]
+    media_type: str
+    aliases: tuple[str, ...] = ()
+    binary: bool = False
+    #: Holds named graphs (quads), not just triples.
+    quads: bool = False
+    #: Has an RDF message log form (one message per frame): '# @message' lines, or one
+    #: document per line.
+    messages: bool = False
+    kind: str = RDF
+    #: ``"module:callable"`` building a source: ``reader(stream, **options)``.
+    reader: str | None = None
+    #: ``"module:callable"`` building a sink: ``writer(stream, **options)``.
+    writer: str | None = None
+    #: Recognises the format from the first bytes of its content (or None).
+    sniffer: Callable[[bytes], bool] | None = None
+
+    def load_reader(self) -> Callable[..., Any]:
+        if self.reader is None:
+            raise JellyError(f"{self.label} cannot be read")
+        return _load(self.reader)
+
+    def load_writer(self) -> Callable[..., Any]:
+        if self.writer is None:
+            raise JellyError(f"{self.label} cannot be written")
+        return _load(self.writer)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def _load(spec: str) -> Callable[..., Any]:
+    module, _, name = spec.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def _jelly_head(head: bytes) -> bool:
+    # A delimited stream starts with a frame length then 0A (the rows field); a single frame
+    # starts 0A <row length> 0A (the options row).
+    if not head:
+        return False
+    if head[0] == 0x0A:
+        return len(head) >= 3 and head[2] == 0x0A
+    i = 0
+    while i < len(head) and head[i] & 0x80 and i < 9:
+        i += 1
+    return i + 1 < len(head) and head[i + 1] == 0x0A
+
+
+_REGISTRY: dict[str, RdfFormat] = {}
+_ALIASES: dict[str, str] = {}
+
+
+def register(fmt: RdfFormat) -> RdfFormat:
+    """Add a format (or replace the one of the same name)."""
+    _REGISTRY[fmt.name] = fmt
+    for alias in (fmt.name, *fmt.aliases):
+        _ALIASES[alias.lower()] = fmt.name
+    return fmt
+
+
+JELLY = register(RdfFormat(
+    "jelly", "Jelly", (".jelly",), "application/x-jelly-rdf", aliases=("jelly-rdf",),
+    binary=True, quads=True, messages=True,
+    reader="jelly.convert:JellySource", writer="jelly.convert:JellySink", sniffer=_jelly_head))
+NTRIPLES = register(RdfFormat(
+    "nt", "N-Triples", (".nt", ".ntriples"), "application/n-triples",
+    aliases=("ntriples", "n-triples"), messages=True,
+    reader="jelly.convert:NQuadsSource", writer="jelly.convert:NQuadsSink"))
+NQUADS = register(RdfFormat(
+    "nq", "N-Quads", (".nq", ".nquads"), "application/n-quads", aliases=("nquads", "n-quads"),
+    quads=True, messages=True,
+    reader="jelly.convert:NQuadsSource", writer="jelly.convert:NQuadsSink"))
+# Through rdflib (the only formats that import it).
+TURTLE = register(RdfFormat(
+    "ttl", "Turtle", (".ttl", ".turtle"), "text/turtle", aliases=("turtle",), messages=True,
+    reader="jelly.rdflib.formats:RdflibSource", writer="jelly.rdflib.formats:RdflibSink"))
+TRIG = register(RdfFormat(
+    "trig", "TriG", (".trig",), "application/trig", quads=True, messages=True,
+    reader="jelly.rdflib.formats:RdflibSource", writer="jelly.rdflib.formats:RdflibSink"))
+RDFXML = register(RdfFormat(
+    "xml", "RDF/XML", (".rdf", ".owl", ".xml"), "application/rdf+xml",
+    aliases=("rdfxml", "rdf/xml", "rdf", "owl"),
+    reader="jelly.rdflib.formats:RdflibSource", writer="jelly.rdflib.formats:RdflibSink"))
+JSONLD = register(RdfFormat(
+    "jsonld", "JSON-LD", (".jsonld", ".json"), "application/ld+json",
+    aliases=("json-ld", "json"), quads=True, messages=True,
+    reader="jelly.rdflib.formats:RdflibSource", writer="jelly.rdflib.formats:RdflibSink"))
+NDJSONLD = register(RdfFormat(
+    "ndjsonld", "newline-delimited JSON-LD", (".ndjsonld", ".ndjson", ".jsonl"),
+    "application/x-ndjson-ld", aliases=("ndjson-ld", "ndjson", "jsonl"), quads=True,
+    messages=True,
+    reader="jelly.rdflib.formats:RdflibSource", writer="jelly.rdflib.formats:RdflibSink"))
+N3 = register(RdfFormat(
+    "n3", "N3", (".n3",), "text/n3", aliases=("notation3",),
+    reader="jelly.rdflib.formats:RdflibSource", writer="jelly.rdflib.formats:RdflibSink"))
+
+#: Compression suffixes that a path may end with after the format's extension.
+COMPRESSION_SUFFIXES = (".gz",)
+
+
+def formats(kind: str | None = None) -> list[RdfFormat]:
+    """Every registered format (of one kind)."""
+    return [f for f in _REGISTRY.values() if kind is None or f.kind == kind]
+
+
+def names(kind: str | None = RDF) -> list[str]:
+    return [f.name for f in formats(kind)]
+
+
+def get(name: str, kind: str | None = None, role: str = "") -> RdfFormat:
+    """The format of a name or alias (case-insensitive); ``role`` names it in the error
+    ("input", "output")."""
+    key = _ALIASES.get(name.lower())
+    fmt = _REGISTRY.get(key) if key else None
+    if fmt is None or (kind is not None and fmt.kind != kind):
+        what = f"{role} format" if role else "format"
+        raise JellyError(f"unknown {what} {name!r}; choose one of {', '.join(names(kind))}")
+    return fmt
+
+
+def for_path(path, kind: str | None = None) -> RdfFormat | None:
+    """The format of a file name by its extension (after a compression suffix), or None."""
+    lower = os.fspath(path).lower()
+    for suffix in COMPRESSION_SUFFIXES:
+        if lower.endswith(suffix):
+            lower = lower[:-len(suffix)]
+            break
+    best = None
+    for fmt in formats(kind):
+        for ext in fmt.extensions:
+            if lower.endswith(ext) and (best is None or len(ext) > best[0]):
+                best = (len(ext), fmt)
+    return best[1] if best else None
+
+
+def for_media_type(media_type: str, kind: str | None = None) -> RdfFormat | None:
+    base = media_type.split(";")[0].strip().lower()
+    for fmt in formats(kind):
+        if fmt.media_type == base:
+            return fmt
+    return None
+
+
+def sniff(head: bytes, candidates: Iterable[RdfFormat] | None = None) -> RdfFormat | None:
+    """The format whose sniffer recognises the first bytes of a content, or None."""
+    for fmt in (candidates if candidates is not None else formats()):
+        if fmt.sniffer is not None and fmt.sniffer(head):
+            return fmt
+    return None
