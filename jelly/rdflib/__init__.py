@@ -3,15 +3,11 @@ streams of graphs and datasets (RDF messages).
 
 The plugins are registered with rdflib through entry points (``rdf.plugins.parser`` and
 ``rdf.plugins.serializer``, names ``jelly`` and ``application/x-jelly-rdf``), so rdflib finds
-them without any import.  Importing :mod:`jelly` (which imports this package) also
-
-* makes ``format="jelly"`` resolve to *this* implementation even when another package (pyjelly)
-  registers the same name: rdflib keeps one plugin per name and entry points come in an order
-  that depends on the file system, see ``docs/rdflib.md``;
-* teaches :func:`rdflib.util.guess_format` the ``.jelly`` suffix.
-
-Both happen when rdflib is imported (at once if it already is): importing this package never
-imports rdflib by itself, so ``import jelly`` stays cheap for users who do not use rdflib.
+them without any import.  Another package may register the same names (pyjelly does), and then
+rdflib keeps whichever entry point it reads last, an order that depends on the file system.
+Importing this package (``import jelly.rdflib``) makes the names this package's, explicitly:
+it calls :func:`register`, which also maps the ``.jelly`` suffix in
+``rdflib.util.guess_format``.  ``import jelly`` alone does not import rdflib.
 
 Public API (the rdflib-dependent names are imported on first use)::
 
@@ -25,7 +21,7 @@ Public API (the rdflib-dependent names are imported on first use)::
     serialize_grouped(graphs_or_datasets, destination=None, **options) -> bytes | None
     NotRepresentableError      # RDF-star and other data rdflib cannot hold (a JellyError)
     TermFactory, make_term_adapter()    # rdflib terms for jelly.Reader / jelly.Writer
-    register()                 # (re-)register the plugins explicitly (imports rdflib)
+    register()                 # (re-)register the plugins under the jelly names
 
 See ``docs/rdflib.md``.
 """
@@ -33,7 +29,6 @@ See ``docs/rdflib.md``.
 from __future__ import annotations
 
 import importlib
-import sys
 
 #: Format names under which the parser and serializer are registered with rdflib.
 FORMAT_NAMES = ("jelly", "application/x-jelly-rdf")
@@ -87,65 +82,4 @@ def register() -> None:
     rdflib.util.SUFFIX_FORMAT_MAP[SUFFIX] = "jelly"
 
 
-def _register_quietly() -> None:
-    # Never let a problem here break the import of rdflib or jelly.
-    try:
-        register()
-    except Exception:  # pragma: no cover - a broken or very old rdflib
-        pass
-
-
-class _RdflibImportHook:
-    """A one-shot meta path finder: when rdflib is first imported, registers the plugins right
-    after rdflib's own ``__init__`` has run (rdflib reads entry points while it imports, so a
-    registration made afterwards wins).  It imports nothing until then."""
-
-    def find_spec(self, fullname, path=None, target=None):
-        if fullname != "rdflib":
-            return None
-        _remove_hook()
-        import importlib.util
-        spec = importlib.util.find_spec(fullname)   # the other finders, without this one
-        loader = getattr(spec, "loader", None)
-        if loader is None or not hasattr(loader, "exec_module"):
-            return spec
-        original = loader.exec_module
-
-        def exec_module(module):
-            original(module)
-            _register_quietly()
-
-        try:
-            loader.exec_module = exec_module
-        except (AttributeError, TypeError):  # a loader that does not take attributes
-            return spec
-        return spec
-
-
-_hook = None
-
-
-def _remove_hook() -> None:
-    global _hook
-    if _hook is not None:
-        try:
-            sys.meta_path.remove(_hook)
-        except ValueError:
-            pass
-        _hook = None
-
-
-def _install() -> None:
-    """Register now if rdflib is already imported, otherwise when it is imported."""
-    global _hook
-    if "rdflib" in sys.modules:
-        rdflib = sys.modules["rdflib"]
-        if getattr(rdflib, "plugin", None) is not None:
-            _register_quietly()
-            return
-    if _hook is None:
-        _hook = _RdflibImportHook()
-        sys.meta_path.insert(0, _hook)
-
-
-_install()
+register()

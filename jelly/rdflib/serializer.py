@@ -4,17 +4,14 @@ from __future__ import annotations
 
 import gzip
 import os
-import sys
 
-from rdflib.graph import Graph
 from rdflib.serializer import Serializer
 
 from ..errors import JellyError
+from ._compat import NOT_GRAPH_SERIALIZE, serialize_call
 from .streams import serialize
 
 __all__ = ["JellySerializer"]
-
-_GRAPH_SERIALIZE = getattr(Graph.serialize, "__code__", None)
 
 #: What to call instead of ``graph.serialize(format="jelly")``, which rdflib turns into str.
 BYTES_HINT = ("graph.serialize(format='jelly', encoding='utf-8') returns the bytes (the "
@@ -37,33 +34,16 @@ class JellySerializer(Serializer):
     """
 
     def serialize(self, stream, base=None, encoding=None, **args) -> None:
-        destination = _caller_destination()
-        if isinstance(destination, (str, os.PathLike)) and \
-                os.fspath(destination).lower().endswith(".gz"):
-            # rdflib opened the path; compress like everywhere else in jelly
-            with gzip.GzipFile(fileobj=stream, mode="wb", mtime=0) as packed:
-                serialize(self.store, packed, **args)
-            return
+        call = serialize_call()
+        if call is not NOT_GRAPH_SERIALIZE:
+            destination = call["destination"]
+            if destination is None and call["encoding"] is None:
+                raise JellyError("Jelly is a binary format, but graph.serialize() without a "
+                                 "destination and without an encoding returns str; " + BYTES_HINT)
+            if isinstance(destination, (str, os.PathLike)) and \
+                    os.fspath(destination).lower().endswith(".gz"):
+                # rdflib opened the path; compress like everywhere else in jelly
+                with gzip.GzipFile(fileobj=stream, mode="wb", mtime=0) as packed:
+                    serialize(self.store, packed, **args)
+                return
         serialize(self.store, stream, **args)
-
-
-_NO_CALLER = object()
-
-
-def _caller_destination():
-    """The ``destination`` given to ``Graph.serialize`` when it is our caller (else a marker).
-
-    Fails early, and says what to do, when ``Graph.serialize`` was called without destination
-    and encoding: rdflib would decode the binary output as UTF-8 into a str."""
-    try:
-        caller = sys._getframe(2)
-    except (AttributeError, ValueError):  # pragma: no cover - no frame introspection
-        return _NO_CALLER
-    if caller.f_code is not _GRAPH_SERIALIZE:
-        return _NO_CALLER
-    local = caller.f_locals
-    destination = local.get("destination")
-    if destination is None and local.get("encoding") is None:
-        raise JellyError("Jelly is a binary format, but graph.serialize() without a destination "
-                         "and without an encoding returns str; " + BYTES_HINT)
-    return destination

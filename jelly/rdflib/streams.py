@@ -18,9 +18,10 @@ from rdflib.term import BNode, Literal as RdfLiteral
 
 from .._terms import DEFAULT_GRAPH
 from ..errors import JellyError, JellyOptionsError
-from ..options import PhysicalStreamType, StreamOptions, is_grouped
+from ..options import PhysicalStreamType, StreamOptions, is_grouped, make_options
 from ..reader import Reader
-from ..writer import DEFAULT_ROWS_PER_FRAME, Writer, _enum
+from ..writer import DEFAULT_ROWS_PER_FRAME, Writer
+from ._compat import memory_indexes
 from ._terms import NotRepresentableError, TermFactory, make_term_adapter
 
 __all__ = ["load", "parse_graph", "parse_grouped", "parse_statements", "serialize",
@@ -360,35 +361,28 @@ def _triples(graph: Graph, adapt) -> Iterator[tuple]:
     most of the cost of ``graph.triples()``.  Otherwise the graph's triples are sorted on the
     plain strings of subject and predicate, which also makes the output deterministic.
     """
-    store = graph.store
-    if type(store) is Memory:
-        ordered = _memory_order(store, graph)
-        if isinstance(ordered, dict):
-            return _walk(ordered, adapt)
-        if ordered is not None:
-            return _convert(ordered, adapt)
+    ordered = _memory_order(graph)
+    if isinstance(ordered, dict):
+        return _walk(ordered, adapt)
+    if ordered is not None:
+        return _convert(ordered, adapt)
     triples = list(graph.triples((None, None, None)))
     triples.sort(key=_spo_key)
     return _convert(triples, adapt)
 
 
-def _memory_order(store: Memory, graph: Graph):
+def _memory_order(graph: Graph):
     """The Memory store's subject index if ``graph`` is the whole store, else the graph's
-    triples sorted; None if the store's private names are not what this rdflib version used."""
-    # rdflib's Memory store keeps, per context, the set of its triples, and an index
-    # subject -> predicate -> objects of all triples (names private to the class; if they are
-    # ever renamed, the public path is used).
-    try:
-        by_context = store._Memory__contextTriples
-        spo = store._Memory__spo
-        key = store._Memory__ctx_to_str(graph)
-    except AttributeError:  # pragma: no cover - another rdflib version
+    triples sorted; None for other stores (or when rdflib's internals are not available)."""
+    ix = memory_indexes(graph.store)
+    if ix is None:
         return None
-    mine = by_context.get(key)
+    by_context = ix.context_triples
+    mine = by_context.get(ix.context_key(graph))
     if not mine:
         return []
     if len(by_context) == 2 and len(mine) == len(by_context.get(None, ())):
-        return spo      # this graph is the whole store
+        return ix.spo      # this graph is the whole store
     triples = list(mine)
     triples.sort(key=_spo_key)
     return triples
@@ -467,22 +461,13 @@ def _quads(ds: ConjunctiveGraph, adapt) -> Iterable[tuple]:
     term then repeats), unless many triples are in several graphs (versions of one graph,
     say): then triple by triple, all graphs of a triple together, so that only the graph term
     changes from one quad to the next.  Within either, grouped by subject and predicate."""
-    store = ds.store
-    if type(store) is Memory:
-        try:
-            by_context = store._Memory__contextTriples
-            spo = store._Memory__spo
-            triple_contexts = store._Memory__tripleContexts
-            default_contexts = store._Memory__defaultContexts
-            context_objects = store._Memory__context_obj_map
-        except AttributeError:  # pragma: no cover - another rdflib version
-            pass
-        else:
-            triples = len(by_context.get(None, ()))
-            quads = sum(len(v) for k, v in by_context.items() if k is not None)
-            if quads >= SHARED_TRIPLES_RATIO * triples and triples:
-                return _walk_quads(spo, triple_contexts, default_contexts or {},
-                                   context_objects, _graph_term(ds, adapt), adapt)
+    ix = memory_indexes(ds.store)
+    if ix is not None:
+        triples = len(ix.context_triples.get(None, ()))
+        quads = sum(len(v) for k, v in ix.context_triples.items() if k is not None)
+        if quads >= SHARED_TRIPLES_RATIO * triples and triples:
+            return _walk_quads(ix.spo, ix.triple_contexts, ix.default_contexts,
+                               ix.context_objects, _graph_term(ds, adapt), adapt)
     return _graphs_of(ds, adapt)
 
 
@@ -521,12 +506,6 @@ def _statements(graph: Graph, physical: PhysicalStreamType, adapt) -> Iterable[t
     return (t + (DEFAULT_GRAPH,) for t in triples)
 
 
-def _physical_for(graph, physical_type):
-    if physical_type is not None:
-        return _enum(physical_type, PhysicalStreamType, "physical type")
-    return PhysicalStreamType.QUADS if _is_dataset(graph) else PhysicalStreamType.TRIPLES
-
-
 def _writer(destination, graph, kwargs: dict, grouped: bool):
     """(Writer, term adapter, namespaces) for the serializer keyword arguments.  The namespace
     declarations are made by the writer for flat streams, left to the caller for grouped
@@ -540,19 +519,16 @@ def _writer(destination, graph, kwargs: dict, grouped: bool):
         if not isinstance(options, StreamOptions):
             raise JellyOptionsError(f"options must be a jelly.StreamOptions, not "
                                     f"{type(options).__name__}")
-        options = options.replace(version=1)   # the writer picks 1 or 2 from what is used
-    else:
-        fields["physical_type"] = _physical_for(graph, fields.get("physical_type"))
-        if grouped and fields.get("logical_type") is None:
-            fields["logical_type"] = ("graphs" if fields["physical_type"] ==
-                                      PhysicalStreamType.TRIPLES else "datasets")
+        options = options.replace(version=None)   # the writer picks 1 or 2 from what is used
+    options = make_options(options, quads=graph is not None and _is_dataset(graph),
+                           grouped=grouped, **fields)
     rows = kwargs.pop("rows_per_frame", None)
     delimited = kwargs.pop("delimited", None)
     adapter = make_term_adapter()
     writer = Writer(destination, options,
                     rows_per_frame=DEFAULT_ROWS_PER_FRAME if rows is None else rows,
                     delimited=True if delimited is None else delimited,
-                    namespaces=None if grouped else namespaces, term_adapter=adapter, **fields)
+                    namespaces=None if grouped else namespaces, term_adapter=adapter)
     return writer, adapter, namespaces
 
 

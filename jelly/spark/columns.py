@@ -71,6 +71,24 @@ def _emit(batch, keep, indices, cols, schema, layout):
     return pa.RecordBatch.from_arrays(arrays, schema=schema)
 
 
+def _statement_batches(batch, values, decode, keep, schema, layout, batch_rows):
+    """Arrow batches of the statements of the frames in ``values`` (the binary column of
+    ``batch``; ``decode(i, data)`` decodes the i-th as columns), each statement row with the
+    ``keep`` columns of its frame's row."""
+    cols = _arrow.new_columns()
+    indices: list = []
+    for i, data in enumerate(values):
+        if data is None:
+            continue
+        n = cols.add(decode(i, bytes(data)))
+        indices.extend([i] * n)
+        if cols.rows >= batch_rows:
+            yield _emit(batch, keep, indices, cols, schema, layout)
+            cols, indices = _arrow.new_columns(), []
+    if cols.rows:
+        yield _emit(batch, keep, indices, cols, schema, layout)
+
+
 def decode_frames(df: DataFrame, column: str = "value", *, terms: str = "nt",
                   keep: Columns = None, batch_rows: int = _arrow.DEFAULT_BATCH_ROWS,
                   limits=None, strict: bool = False) -> DataFrame:
@@ -86,24 +104,15 @@ def decode_frames(df: DataFrame, column: str = "value", *, terms: str = "nt",
     schema = _decoded_schema(df, keep, layout)
     decoder_terms = "nt" if layout == "nt" else "native"
 
+    def decode_one(i, data):
+        return Decoder(limits=limits, strict=strict, terms=decoder_terms,
+                       output="columns").decode_frame(data)
+
     def decode(batches):
         out_schema = arrow_schema(schema)
         for batch in batches:
-            values = batch.column(column).to_pylist()
-            cols = _arrow.new_columns()
-            indices = []
-            for i, data in enumerate(values):
-                if data is None:
-                    continue
-                frame = Decoder(limits=limits, strict=strict, terms=decoder_terms,
-                                output="columns").decode_frame(bytes(data))
-                n = cols.add(frame)
-                indices.extend([i] * n)
-                if cols.rows >= batch_rows:
-                    yield _emit(batch, keep, indices, cols, out_schema, layout)
-                    cols, indices = _arrow.new_columns(), []
-            if cols.rows:
-                yield _emit(batch, keep, indices, cols, out_schema, layout)
+            yield from _statement_batches(batch, batch.column(column).to_pylist(), decode_one,
+                                          keep, out_schema, layout, batch_rows)
 
     return df.mapInArrow(decode, schema)
 
@@ -137,31 +146,24 @@ def decode_stream(df: DataFrame, key: Columns, order: Columns, column: str = "va
 
     def decode(batches):
         out_schema = arrow_schema(schema)
-        current, decoder = object(), None
+        state = {"key": object(), "decoder": None}   # the stream being decoded
+
         for batch in batches:
             keys = list(zip(*(batch.column(k).to_pylist() for k in key_cols)))
-            values = batch.column(column).to_pylist()
-            cols = _arrow.new_columns()
-            indices = []
-            for i, data in enumerate(values):
-                if keys[i] != current:
-                    current = keys[i]
-                    decoder = Decoder(limits=limits, strict=strict, terms=decoder_terms,
-                                      output="columns")
-                if data is None:
-                    continue
+
+            def decode_one(i, data):
+                if keys[i] != state["key"]:
+                    state["key"] = keys[i]
+                    state["decoder"] = Decoder(limits=limits, strict=strict,
+                                               terms=decoder_terms, output="columns")
                 try:
-                    frame = decoder.decode_frame(bytes(data))
+                    return state["decoder"].decode_frame(data)
                 except JellyError as exc:
-                    raise type(exc)(f"stream {current!r}: {exc.message}", offset=exc.offset,
-                                    frame=exc.frame, row=exc.row) from None
-                n = cols.add(frame)
-                indices.extend([i] * n)
-                if cols.rows >= batch_rows:
-                    yield _emit(batch, keep, indices, cols, out_schema, layout)
-                    cols, indices = _arrow.new_columns(), []
-            if cols.rows:
-                yield _emit(batch, keep, indices, cols, out_schema, layout)
+                    raise type(exc)(f"stream {state['key']!r}: {exc.message}",
+                                    offset=exc.offset, frame=exc.frame, row=exc.row) from None
+
+            yield from _statement_batches(batch, batch.column(column).to_pylist(), decode_one,
+                                          keep, out_schema, layout, batch_rows)
 
     return ordered.mapInArrow(decode, schema)
 

@@ -20,9 +20,10 @@ from pyspark.sql.types import (ArrayType, BinaryType, DataType, LongType, MapTyp
                                StructField, StructType)
 
 from ..errors import JellyError, JellyOptionsError
-from ..options import LogicalStreamType, PhysicalStreamType
+from ..options import PhysicalStreamType
 from ..reader import Reader
-from ..writer import Writer, make_options
+from ..options import make_options
+from ..writer import Writer
 from . import _arrow, _fs
 from ._options import ReadOptions, WriteOptions
 
@@ -236,15 +237,7 @@ def stream_options(writer_kwargs: dict, has_graph: bool, grouped: bool):
     flat one, or for one frame per row (``grouped``) to GRAPHS / DATASETS."""
     kwargs = dict(writer_kwargs)
     rows_per_frame = kwargs.pop("rows_per_frame", None)
-    if kwargs.get("physical_type") is None:
-        kwargs["physical_type"] = "quads" if has_graph else "triples"
-    options = make_options(**kwargs)
-    if grouped and kwargs.get("logical_type") is None:
-        options = options.replace(
-            logical_type=LogicalStreamType.GRAPHS
-            if options.physical_type == PhysicalStreamType.TRIPLES else LogicalStreamType.DATASETS)
-        options.validate_for_writing()
-    return options, rows_per_frame
+    return make_options(quads=has_graph, grouped=grouped, **kwargs), rows_per_frame
 
 
 class JellyWriter(DataSourceArrowWriter):

@@ -1,0 +1,84 @@
+"""The rdflib internals this package relies on, each in one place behind one version check.
+
+* ``Graph.serialize(format="jelly")`` without a destination and an encoding decodes the
+  serializer's bytes as UTF-8 into a ``str``, which corrupts binary output; the serializer
+  cannot tell that call apart from ``encoding="utf-8"`` (rdflib passes "utf-8" either way), so
+  :func:`serialize_call` reads the arguments of the ``Graph.serialize`` frame that called it,
+  to refuse early with a clear message and to gzip a ``.gz`` destination path.
+* The Memory store keeps its indexes in private attributes; :func:`memory_indexes` reads them
+  to walk a graph in insertion order by subject (what makes repeated terms compress), and the
+  public API is used when they are not there.
+
+Both are used only on the rdflib versions listed in :data:`TESTED`; on others the public,
+slower paths are taken (and the str-vs-bytes problem is left to rdflib).
+``tests/test_rdflib_compat.py`` fails when the installed rdflib is outside that range or no
+longer has what is read here, so a change in rdflib is noticed, not silently worked around.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, NamedTuple
+
+import rdflib
+from rdflib.graph import Graph
+
+#: rdflib versions (major, minor) whose internals were checked: from, to (inclusive).
+TESTED = ((7, 0), (7, 6))
+
+
+def _version() -> tuple[int, int]:
+    parts = rdflib.__version__.split(".")
+    try:
+        return int(parts[0]), int(parts[1])
+    except (IndexError, ValueError):
+        return (0, 0)
+
+
+#: Whether the internals below may be used with the installed rdflib.
+SUPPORTED = TESTED[0] <= _version() <= TESTED[1]
+
+_GRAPH_SERIALIZE = getattr(Graph.serialize, "__code__", None)
+#: Returned by serialize_call when the caller is not Graph.serialize.
+NOT_GRAPH_SERIALIZE = object()
+
+
+def serialize_call(depth: int = 1) -> dict[str, Any] | object:
+    """The ``destination`` and ``encoding`` arguments of the ``Graph.serialize`` call that runs
+    the serializer (``depth`` frames up from the caller), or :data:`NOT_GRAPH_SERIALIZE`."""
+    if not SUPPORTED or _GRAPH_SERIALIZE is None:
+        return NOT_GRAPH_SERIALIZE
+    try:
+        frame = sys._getframe(depth + 1)
+    except (AttributeError, ValueError):  # pragma: no cover - no frame introspection
+        return NOT_GRAPH_SERIALIZE
+    if frame.f_code is not _GRAPH_SERIALIZE:
+        return NOT_GRAPH_SERIALIZE
+    local = frame.f_locals
+    return {"destination": local.get("destination"), "encoding": local.get("encoding")}
+
+
+class MemoryIndexes(NamedTuple):
+    """The Memory store's indexes: triples per context key, subject -> predicate -> objects,
+    the contexts of each triple (and the shared record of the first triple's contexts), the
+    context objects by key, and the function from a context to its key."""
+    context_triples: dict
+    spo: dict
+    triple_contexts: dict
+    default_contexts: dict
+    context_objects: dict
+    context_key: Any
+
+
+def memory_indexes(store) -> MemoryIndexes | None:
+    """The indexes of an rdflib Memory store, or None (another store, version or layout)."""
+    from rdflib.plugins.stores.memory import Memory
+    if not SUPPORTED or type(store) is not Memory:
+        return None
+    try:
+        return MemoryIndexes(store._Memory__contextTriples, store._Memory__spo,
+                             store._Memory__tripleContexts,
+                             store._Memory__defaultContexts or {},
+                             store._Memory__context_obj_map, store._Memory__ctx_to_str)
+    except AttributeError:
+        return None
