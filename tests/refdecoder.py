@@ -42,13 +42,8 @@ Where upb is not a faithful protobuf reader the decoder corrects for it:
 from __future__ import annotations
 
 import dataclasses
-import glob
 import os
 import re
-import subprocess
-import sys
-import tempfile
-import types
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
@@ -87,51 +82,10 @@ class RefDecodeError(Exception):
 # The protobuf oracle
 # --------------------------------------------------------------------------------------
 
-_PB2 = None
-
-
 def load_pb2():
-    """Compile ``proto/*.proto`` with grpc_tools.protoc and return an ``rdf_pb2``-like module.
-
-    The result holds every message class of ``rdf.proto`` (``RdfStreamFrame``, ...), the enum
-    value constants (``PHYSICAL_STREAM_TYPE_TRIPLES``, ...) and ``DESCRIPTOR``.  Cached.
-    """
-    global _PB2
-    if _PB2 is not None:
-        return _PB2
-    from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
-
-    protos = sorted(glob.glob(os.path.join(PROTO_DIR, "*.proto")))
-    if not any(os.path.basename(p) == "rdf.proto" for p in protos):
-        raise RuntimeError(f"rdf.proto not found in {PROTO_DIR}")
-    with tempfile.TemporaryDirectory(prefix="jelly-oracle-") as tmp:
-        out = os.path.join(tmp, "rdf.pb")
-        # protoc in a child process: its main() is not re-entrant-safe and prints to stderr.
-        cmd = [sys.executable, "-m", "grpc_tools.protoc", f"-I{PROTO_DIR}",
-               f"--descriptor_set_out={out}", "--include_imports", f"--python_out={tmp}",
-               *protos]
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-        if proc.returncode != 0:
-            raise RuntimeError(f"protoc failed ({proc.returncode}): {proc.stderr}")
-        if not os.path.exists(os.path.join(tmp, "rdf_pb2.py")):
-            raise RuntimeError("protoc did not generate rdf_pb2.py")
-        with open(out, "rb") as fh:
-            fds = descriptor_pb2.FileDescriptorSet.FromString(fh.read())
-    pool = descriptor_pool.DescriptorPool()
-    for fdp in fds.file:
-        pool.Add(fdp)
-    fd = pool.FindFileByName("rdf.proto")
-    mod = types.ModuleType("rdf_pb2")
-    mod.DESCRIPTOR = fd
-    mod.POOL = pool
-    for name, md in fd.message_types_by_name.items():
-        setattr(mod, name, message_factory.GetMessageClass(md))
-    for name, ed in fd.enum_types_by_name.items():
-        setattr(mod, name, ed)
-        for v in ed.values:
-            setattr(mod, v.name, v.number)
-    _PB2 = mod
-    return mod
+    """The ``rdf_pb2``-like module compiled from ``proto/rdf.proto`` (cached)."""
+    from oracle.proto import load_proto
+    return load_proto("rdf.proto")
 
 
 # --------------------------------------------------------------------------------------

@@ -16,14 +16,14 @@ from contextlib import redirect_stderr
 
 import pytest
 
-import conftest
+import helpers
 import jelly
 import jelly.cli as cli
 import refdecoder as rd
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:rdflib")
 
-DATA = conftest.REPO_ROOT / "examples" / "data"
+DATA = helpers.REPO_ROOT / "examples" / "data"
 SENSORS = DATA / "sensors.nt"
 MESSAGES = DATA / "sensor-messages.nt"
 
@@ -119,7 +119,7 @@ def test_stdin_and_stdout(tmp_path):
 
 def test_real_pipes(tmp_path):
     """python -m jelly in a pipeline, through the OS."""
-    env = conftest.jelly_subprocess_env()
+    env = helpers.jelly_subprocess_env()
     to_jelly = subprocess.run([sys.executable, "-m", "jelly", "convert", "-", "-", "--from", "nt",
                                "--to", "jelly"], input=SENSORS.read_bytes(), capture_output=True,
                               env=env, timeout=120)
@@ -362,7 +362,7 @@ def test_fast_paths_do_not_import_rdflib(tmp_path):
         f"c.main(['convert', {str(tmp_path / 'a.jelly')!r}, {str(tmp_path / 'b.jelly')!r}])\n"
         "print('rdflib' in sys.modules)")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          env=conftest.jelly_subprocess_env(), timeout=120)
+                          env=helpers.jelly_subprocess_env(), timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "False"
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-import conftest
+import helpers
 import isomorphism as iso
 import refdecoder as rd
 from refdecoder import nq_shape
@@ -79,7 +79,7 @@ def frames_of_message_log(data: bytes):
 
 def run_cli(args, cwd):
     return subprocess.run([sys.executable, "-m", "jelly", *map(str, args)],
-                          capture_output=True, cwd=cwd, env=conftest.jelly_subprocess_env(),
+                          capture_output=True, cwd=cwd, env=helpers.jelly_subprocess_env(),
                           timeout=CLI_TIMEOUT)
 
 
@@ -109,13 +109,13 @@ def check_to_jelly_output(case, out_path: Path, inputs, opts_path: Path):
 
 def test_manifests_hold_all_cases():
     try:
-        cases = conftest.load_cases()
-    except conftest.ConformanceMissing as e:
+        cases = helpers.load_cases()
+    except helpers.ConformanceMissing as e:
         pytest.fail(str(e), pytrace=False)
-    assert len(cases) == conftest.EXPECTED_CASE_COUNT, \
-        f"manifests hold {len(cases)} cases, expected {conftest.EXPECTED_CASE_COUNT}"
+    assert len(cases) == helpers.EXPECTED_CASE_COUNT, \
+        f"manifests hold {len(cases)} cases, expected {helpers.EXPECTED_CASE_COUNT}"
     assert len({c.id for c in cases}) == len(cases), "duplicate case ids"
-    by_dir = {d: [c for c in cases if c.direction == d] for d in conftest.DIRECTIONS}
+    by_dir = {d: [c for c in cases if c.direction == d] for d in helpers.DIRECTIONS}
     assert len(by_dir["from_jelly"]) == 110 and len(by_dir["to_jelly"]) == 77
     for c in by_dir["from_jelly"]:
         assert len(c.action) == 1 and c.action[0].name == "in.jelly", c
@@ -135,8 +135,8 @@ def test_manifests_hold_all_cases():
 
 def test_conformance_dir_override(monkeypatch, tmp_path):
     monkeypatch.setenv("JELLY_CONFORMANCE_DIR", str(tmp_path))
-    with pytest.raises(conftest.ConformanceMissing, match="JELLY_CONFORMANCE_DIR"):
-        conftest.conformance_dir()
+    with pytest.raises(helpers.ConformanceMissing, match="JELLY_CONFORMANCE_DIR"):
+        helpers.conformance_dir()
 
 
 # --------------------------------------------------------------------------------------
@@ -314,7 +314,7 @@ def test_oracle_ntriples_reader_agrees_with_rdflib(monkeypatch):
     import rdflib.exceptions
     monkeypatch.setattr(rdflib, "NORMALIZE_LITERALS", False)  # keep lexical forms as written
     checked = 0
-    for case in conftest.load_cases():
+    for case in helpers.load_cases():
         files = [p for p in case.action + case.result if p.suffix in (".nt", ".nq")]
         if "star" in case.id or "generalized" in case.id:
             continue

@@ -13,14 +13,14 @@ import sys
 
 import pytest
 
-import conftest
+import helpers
 
-EXAMPLES = conftest.REPO_ROOT / "examples"
+EXAMPLES = helpers.REPO_ROOT / "examples"
 PROGRAMS = sorted(p.name for p in EXAMPLES.iterdir() if p.suffix in (".py", ".sh"))
 
 
 def run_example(name: str) -> str:
-    env = conftest.jelly_subprocess_env()
+    env = helpers.jelly_subprocess_env()
     # the `jelly` command of this interpreter first (shell examples call it by name)
     env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
     command = ["bash", str(EXAMPLES / name)] if name.endswith(".sh") else \

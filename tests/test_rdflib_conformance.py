@@ -27,7 +27,7 @@ import pytest
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:rdflib")
 
-import conftest
+import helpers
 import isomorphism as iso
 import refdecoder as rd
 
@@ -231,8 +231,8 @@ def test_case(conformance_case, tmp_path):
 def test_summary(tmp_path, capsys):
     """All cases rdflib can represent pass; all RDF 1.1 cases are among them."""
     try:
-        cases = conftest.load_cases()
-    except conftest.ConformanceMissing as e:
+        cases = helpers.load_cases()
+    except helpers.ConformanceMissing as e:
         pytest.fail(str(e), pytrace=False)
     results = {}
     for i, case in enumerate(cases):
@@ -247,4 +247,4 @@ def test_summary(tmp_path, capsys):
               f"{len(results) - len(passed)} not applicable "
               f"({len(rdf11)} RDF 1.1, {len(generalized)} generalized)")
     assert len(rdf11) == RDF11_CASES
-    assert len(results) == conftest.EXPECTED_CASE_COUNT
+    assert len(results) == helpers.EXPECTED_CASE_COUNT

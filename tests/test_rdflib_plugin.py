@@ -16,7 +16,7 @@ import threading
 
 import pytest
 
-import conftest
+import helpers
 import jelly
 import jelly.rdflib
 from jelly._ntriples import parse_nquads
@@ -32,7 +32,7 @@ from rdflib.serializer import Serializer
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:rdflib")
 
 EX = Namespace("http://example.org/")
-DATA = conftest.REPO_ROOT / "examples" / "data"
+DATA = helpers.REPO_ROOT / "examples" / "data"
 
 
 def sample_graph() -> Graph:
@@ -86,7 +86,7 @@ def same_graph(a, b) -> bool:
 
 def run_python(code: str, cwd) -> str:
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          cwd=cwd, env=conftest.jelly_subprocess_env(), timeout=120)
+                          cwd=cwd, env=helpers.jelly_subprocess_env(), timeout=120)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout.strip()
 

@@ -16,7 +16,7 @@ import logging
 import pytest
 from hypothesis import given, settings, strategies as st
 
-import conftest
+import helpers
 import isomorphism as iso
 import jelly
 import jelly.rdflib
@@ -39,7 +39,7 @@ def quiet_rdflib():
     logger.setLevel(level)
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
-DATA = conftest.REPO_ROOT / "examples" / "data"
+DATA = helpers.REPO_ROOT / "examples" / "data"
 
 
 # ------------------------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ import threading
 
 import pytest
 
-import conftest
+import helpers
 import isomorphism as iso
 import refdecoder as rd
 
@@ -66,7 +66,7 @@ def frame_ends(data: bytes):
 
 def unique_valid_files():
     seen, out = set(), []
-    for cid, path in conftest.valid_jelly_files():
+    for cid, path in helpers.valid_jelly_files():
         data = path.read_bytes()
         h = hashlib.sha256(data).hexdigest()
         if h not in seen:

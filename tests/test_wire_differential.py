@@ -25,7 +25,7 @@ import time
 import pytest
 from hypothesis import given, settings, strategies as st
 
-import conftest
+import helpers
 import isomorphism as iso
 import refdecoder as rd
 
@@ -667,7 +667,7 @@ ALL_LIBERTIES = dict(reorder=True, unknown=True, split=True, oneof_decoy=True,
                                      "all"])
 def test_conformance_files_wire_variants(liberty, jelly):
     """Every valid suite file rewritten with one liberty (or all) reads the same."""
-    files = conftest.valid_jelly_files()
+    files = helpers.valid_jelly_files()
     rng = random.Random(liberty)
     outcomes = []
     for cid, path in files:
@@ -687,7 +687,7 @@ def test_conformance_files_wire_variants(liberty, jelly):
 
 def test_unknown_groups(jelly):
     """Unknown fields of the (deprecated) group wire types 3/4 must be skipped too."""
-    files = conftest.valid_jelly_files()
+    files = helpers.valid_jelly_files()
     rng = random.Random(34)
     for cid, path in files[::4]:
         data = path.read_bytes()
@@ -760,7 +760,7 @@ def mutate(rng: random.Random, data: bytes) -> bytes:
 
 
 def _mutation_corpus():
-    corpus = [path.read_bytes() for _, path in conftest.valid_jelly_files()]
+    corpus = [path.read_bytes() for _, path in helpers.valid_jelly_files()]
     for seed in range(60):
         corpus.append(frames_to_bytes(StreamGen(random.Random(10_000 + seed)).frames()))
     return corpus
@@ -1195,7 +1195,7 @@ def test_cli_rejects_bad_input_cleanly(jelly, tmp_path):
     """Invalid Jelly input (hand cases and mutations): non-zero exit, one line, no traceback."""
     rng = random.Random(1)
     inputs = [_bytes_of(c) for c in HAND_CASES if ref_verdict(_bytes_of(c))[1] is not None]
-    corpus = [p.read_bytes() for _, p in conftest.valid_jelly_files()]
+    corpus = [p.read_bytes() for _, p in helpers.valid_jelly_files()]
     inputs += [mutate(rng, rng.choice(corpus)) for _ in range(200)]
     rejected = 0
     for data in inputs:
