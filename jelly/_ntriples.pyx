@@ -817,7 +817,8 @@ def parse_nquads(source, *, messages=False, chunk_size=_DEFAULT_CHUNK, allow_rel
         source = io.BytesIO(source)
     elif isinstance(source, str):
         raise TypeError("parse_nquads needs bytes or a binary stream, not str")
-    read = getattr(source, "read", None)
+    # read1: what a pipe has now, so that a live stream is parsed as it arrives
+    read = getattr(source, "read1", None) or getattr(source, "read", None)
     if read is None:
         raise TypeError(f"parse_nquads needs bytes or a binary stream, not {type(source).__name__}")
     chunk_size = int(chunk_size)

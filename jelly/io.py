@@ -34,11 +34,14 @@ GZIP_MAGIC = b"\x1f\x8b"
 
 
 def read_some(stream, n: int) -> bytes:
-    """Up to ``n`` bytes, ``b""`` only at the end of the input.  A non-blocking stream with no
-    data yet (``read()`` returns ``None``) is waited on, never taken for the end."""
+    """Up to ``n`` bytes, ``b""`` only at the end of the input.  What a pipe or socket has is
+    returned at once (``read1``: a live stream is not held back until ``n`` bytes arrive).  A
+    non-blocking stream with no data yet (``read()`` returns ``None``) is waited on, never
+    taken for the end."""
     delay = 0.001
+    read = getattr(stream, "read1", None) or stream.read
     while True:
-        data = stream.read(n)
+        data = read(n)
         if data is not None:
             break
         try:

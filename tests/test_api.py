@@ -800,3 +800,33 @@ def test_options_fields_round_trip():
             o.version) == ("name ☃", True, True, (33, 0, 0), 13, 1)
     with pytest.raises(jelly.JellyError):
         jelly.read_options(b"")
+
+
+def test_writer_closes_the_file_it_opened(tmp_path):
+    """Writer(path).close() leaves no file open (python -X dev turns the leak into an error)."""
+    import subprocess
+    import sys
+    from helpers import jelly_subprocess_env
+    code = ("import jelly, sys\n"
+            f"w = jelly.Writer({str(tmp_path / 'x.jelly')!r})\n"
+            "w.write((jelly.IRI('http://e/s'), jelly.IRI('http://e/p'), jelly.Literal('o')))\n"
+            "w.close()\n"
+            "del w\n"
+            "import gc; gc.collect()\n"
+            "print(len(list(jelly.parse(sys.argv[1]))))\n")
+    proc = subprocess.run([sys.executable, "-X", "dev", "-W", "error::ResourceWarning", "-c",
+                           code, str(tmp_path / "x.jelly")], capture_output=True, text=True,
+                          env=jelly_subprocess_env(), timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "1"
+    assert "ResourceWarning" not in proc.stderr
+
+
+def test_writer_leaves_an_existing_file_when_it_fails(tmp_path):
+    path = tmp_path / "x.jelly"
+    path.write_bytes(b"old")
+    with pytest.raises(jelly.JellyEncodeError):
+        with jelly.Writer(path) as w:
+            w.write((jelly.IRI("http://e/s"), jelly.IRI("http://e/p"), None))
+    assert path.read_bytes() == b"old"
+    assert [p.name for p in tmp_path.iterdir()] == ["x.jelly"]

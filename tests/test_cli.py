@@ -10,6 +10,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import os
 import subprocess
 import sys
 from contextlib import redirect_stderr
@@ -523,3 +524,29 @@ def test_progress_only_for_files_on_a_terminal(tmp_path, monkeypatch):
 def test_quiet_conversion_prints_nothing(tmp_path):
     code, out, err = run("convert", SENSORS, tmp_path / "q.jelly", "--quiet")
     assert code == 0 and err == "" and out == b""
+
+
+def test_stdout_is_flushed_per_frame(tmp_path):
+    """A message log piped through `jelly convert - -` comes out frame by frame, while the
+    input is still open (a consumer of a live stream sees each message at once)."""
+    import select
+    proc = subprocess.Popen([sys.executable, "-m", "jelly", "convert", "-", "-", "--from", "nq",
+                             "--to", "jelly"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=helpers.jelly_subprocess_env())
+    try:
+        proc.stdin.write(b'<http://e/s> <http://e/p> "1" .\n# @message\n')
+        proc.stdin.flush()
+        ready, _, _ = select.select([proc.stdout], [], [], 60)
+        assert ready, "no output before the input ended"
+        first = os.read(proc.stdout.fileno(), 1 << 16)
+        frames = rd.split_frames(first)
+        assert len(frames) == 1
+        proc.stdin.write(b'<http://e/s> <http://e/p> "2" .\n')
+        proc.stdin.close()
+        rest = proc.stdout.read()
+        assert proc.wait(60) == 0, proc.stderr.read()
+    finally:
+        proc.kill()
+    _, got = rd.decode(first + rest)
+    assert [[st[2] for st in frame] for frame in got] == [[("L", "1", None, None)],
+                                                          [("L", "2", None, None)]]
