@@ -93,11 +93,37 @@ ROWS = [
     ("jelly/convert-to-jelly@1/4", "jelly", "memory", "jelly convert NT/NQ -> Jelly, 1/4 of the data (CLI)", "cli"),
     ("jelly/convert-from-jelly@1/4", "jelly", "memory", "jelly convert Jelly -> NT/NQ, 1/4 of the data (CLI)", "cli"),
 ]
+#: Prefix of the twin rows that ``--baseline DIR`` adds: the same jelly operation run with
+#: another checkout of jelly (its extensions built in place) first on ``PYTHONPATH``.
+BASELINE = "baseline:"
+BASELINE_DIR = None
+
+
+def add_baseline_rows(path):
+    """Twin every jelly row with one that runs the checkout at ``path`` (same data, same run)."""
+    global BASELINE_DIR
+    BASELINE_DIR = os.path.abspath(path)
+    for key, tool, op, label, runner in list(ROWS):
+        if tool == "jelly":
+            twin = (BASELINE + key, "jelly-baseline", op, label + " [baseline]", runner)
+            ROWS.append(twin)
+            ROW[twin[0]] = twin
+
+
+def _env_for(key):
+    """The environment of a row's process: the baseline checkout first on the path."""
+    if not key.startswith(BASELINE):
+        return None
+    env = dict(os.environ)
+    env["PYTHONPATH"] = BASELINE_DIR + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    return env
+
+
 #: Rows that start a new group in the chart (a gap before them).
 GROUP_STARTS = {"jelly/serialize", "jelly/rdflib-parse", "jelly/rdflib-serialize",
                 "jelly/convert-to-jelly"}
 ROW = {r[0]: r for r in ROWS}
-TOOLS = ("jelly", "pyjelly", "rdflib", "pyoxigraph")
+TOOLS = ("jelly", "pyjelly", "rdflib", "pyoxigraph", "jelly-baseline")
 OPS = sorted({r[2] for r in ROWS})
 
 
@@ -419,6 +445,7 @@ def worker_main(spec_json):
     """One timed run of one operation (after its setup and a warm-up on a tiny input)."""
     spec = json.loads(spec_json)
     result = {"key": spec["key"]}
+    spec["key"] = spec["key"].removeprefix(BASELINE)   # the same operation, other checkout
     try:
         warm = spec.get("warmup")
         if warm is not None:
@@ -482,7 +509,7 @@ def _read_hwm(pid):
     return None
 
 
-def run_child(cmd, timeout, poll_memory=False):
+def run_child(cmd, timeout, poll_memory=False, env=None):
     """Run ``cmd``; (wall seconds, peak RSS KiB, exit code, stdout, stderr).
 
     The peak RSS is the child's ``ru_maxrss`` (``os.wait4``).  On Linux that value is at least
@@ -494,7 +521,7 @@ def run_child(cmd, timeout, poll_memory=False):
     samples = []
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env)
         timer = threading.Timer(timeout, proc.kill)
         timer.start()
         done = threading.Event()
@@ -700,8 +727,10 @@ def measure_once(ds, key, args, first):
         quarter = key.endswith("@1/4")
         text = ds["quarter_text"] if quarter else ds["text"]
         jin = ds["quarter_jelly"] if quarter else ds["jelly"]
-        cmd = jelly_command() + (["convert", text, out] if "to-jelly" in key else ["convert", jin, out])
-        wall, maxrss, code, _, err = run_child(cmd, args.timeout, poll_memory=True)
+        jelly = [sys.executable, "-m", "jelly"] if key.startswith(BASELINE) else jelly_command()
+        cmd = jelly + (["convert", text, out] if "to-jelly" in key else ["convert", jin, out])
+        wall, maxrss, code, _, err = run_child(cmd, args.timeout, poll_memory=True,
+                                               env=_env_for(key))
         if code != 0:
             tail = err.strip().splitlines()[-1:] or [""]
             sample["error"] = f"exit {code}: {tail[0]}"
@@ -713,7 +742,7 @@ def measure_once(ds, key, args, first):
         spec = {"key": key, "dataset": ds, "out": out, "verify": first and not args.no_verify,
                 "warmup": ds.get("warmup")}
         cmd = [sys.executable, WORKER_SCRIPT, "--worker", json.dumps(spec)]
-        wall, maxrss, code, stdout, stderr = run_child(cmd, args.timeout)
+        wall, maxrss, code, stdout, stderr = run_child(cmd, args.timeout, env=_env_for(key))
         payload = None
         for line in reversed(stdout.strip().splitlines()):
             if line.startswith("{"):
@@ -994,7 +1023,23 @@ def markdown(report):
             cell += f" ({r['rss_setup_kb'] / 1024:.0f})"
         return cell
 
-    speed_keys = [k for k in ROW if not k.endswith("@1/4")]
+    speed_keys = [k for k in ROW if not k.endswith("@1/4") and not k.startswith(BASELINE)]
+    base_keys = [k for k in ROW if k.startswith(BASELINE) and not k.endswith("@1/4")]
+    if base_keys:
+        lines.append(f"**This checkout against the baseline ({report['args'].get('baseline')}), same "
+                     f"data, same rounds: statements per second, this / baseline**")
+        lines.append("")
+        lines.append("| operation | " + " | ".join(names) + " |")
+        lines.append("|---|" + "--:|" * len(names))
+        for bkey in base_keys:
+            key = bkey[len(BASELINE):]
+            cells = []
+            for n in names:
+                new, old = by.get((n, key)), by.get((n, bkey))
+                ratio = _ratio(new.get("rate") if new else None, old.get("rate") if old else None)
+                cells.append("" if ratio is None else f"{ratio:.3f}")
+            lines.append(f"| {ROW[key][3]} | " + " | ".join(cells) + " |")
+        lines.append("")
     table(f"Statements per second (median of {report['args']['repeat']} runs; CLI rows include interpreter start-up)",
           rate_cell, speed_keys)
     table("Peak RSS of the process that ran the operation, MiB (in brackets: what it held before "
@@ -1040,7 +1085,8 @@ def markdown(report):
     return "\n".join(lines)
 
 
-TOOL_COLORS = {"jelly": "#d62728", "pyjelly": "#1f77b4", "rdflib": "#7f7f7f", "pyoxigraph": "#2ca02c"}
+TOOL_COLORS = {"jelly": "#d62728", "pyjelly": "#1f77b4", "rdflib": "#7f7f7f", "pyoxigraph": "#2ca02c",
+               "jelly-baseline": "#ff9896"}
 
 
 def chart(report, path):
@@ -1138,6 +1184,9 @@ def parse_args(argv):
                    help="skip the untimed pass that counts the statements each parser yields")
     p.add_argument("--update-doc", metavar="MD",
                    help="also write the tables between <!-- bench:begin/end --> markers of this file")
+    p.add_argument("--baseline", metavar="DIR",
+                   help="also run every jelly row with the jelly checkout in DIR (extensions built "
+                        "in place), side by side in the same rounds: a before/after comparison")
     p.add_argument("--list", action="store_true", help="list the rows and goals, and exit")
     p.add_argument("--worker", help=argparse.SUPPRESS)
     p.add_argument("--prepare-json", action="store_true", help=argparse.SUPPRESS)
@@ -1167,6 +1216,8 @@ def select_rows(args):
 
 def main(argv=None):
     args = parse_args(argv)
+    if args.baseline:
+        add_baseline_rows(args.baseline)
     if args.worker:
         return worker_main(args.worker)
     if args.prepare_json:
