@@ -20,7 +20,6 @@ cdef class Decoder(TermDecoder):
     cdef bint has_view
     cdef const unsigned char* pos
     cdef const unsigned char* stop
-    cdef bint started_stream
 
     cdef int run(self, Py_ssize_t max_statements) except -1
     cdef int row(self, const unsigned char* p, const unsigned char* end) except -1

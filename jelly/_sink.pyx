@@ -214,13 +214,3 @@ cdef StatementSink statement_sink(object output, TermFactory terms):
     if cls is TupleSink:
         return TupleSink(terms.acyclic)
     return cls(terms) if output == "lines" else cls()
-
-
-def make_factory(terms="native"):
-    """The compiled term factory for ``terms`` (see term_factory)."""
-    return term_factory(terms)
-
-
-def make_sink(output="tuples", terms="native"):
-    """The compiled statement sink for ``output`` and the terms it will receive."""
-    return statement_sink(output, term_factory(terms))

@@ -112,19 +112,6 @@ class Writer:
                 return False
             self._emit()
 
-    def write_frame_until(self, statements: Iterable, stop,
-                          metadata: Mapping[str, bytes] | None = None) -> bool:
-        """Write statements as one frame (see :meth:`write_frame`) up to the object ``stop``
-        or the end of the iterable; returns True if it stopped at ``stop``."""
-        self._check_open()
-        if not self.delimited:
-            raise JellyEncodeError("a single-frame (non-delimited) file holds one frame only")
-        if self._encoder.statements > self._statements_at_frame_start:
-            self._emit()
-        stopped = self._encoder.add_statements(statements, -1, stop) is stop
-        self._emit(metadata, close_graph=True)
-        return stopped
-
     def write_frame(self, statements: Iterable, metadata: Mapping[str, bytes] | None = None) -> None:
         """Write the statements as one frame of their own (one RDF message: a graph or dataset).
 
