@@ -24,9 +24,10 @@ import contextlib
 import dataclasses
 import itertools
 import os
-from typing import Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, ContextManager, Iterable, Iterator, cast
 
 from . import formats as _formats
+from ._decoder import Frame
 from ._ntformat import NQuadsWriter
 from ._ntriples import MESSAGE, UntilMessage, parse_nquads
 from .errors import JellyError
@@ -35,6 +36,35 @@ from .options import (PhysicalStreamType, ReaderLimits, StreamOptions, is_groupe
                       make_options)
 from .reader import Reader
 from .writer import DEFAULT_ROWS_PER_FRAME, Writer
+
+if TYPE_CHECKING:
+    from typing import Protocol
+
+    from .io import BinaryReader, BinaryWriter, Input, Output
+
+    class Source(Protocol):
+        """What a format's reader builds (see the module docstring)."""
+
+        @property
+        def lines(self) -> bool: ...
+        @property
+        def quads(self) -> bool: ...
+        @property
+        def grouped(self) -> bool: ...
+        @property
+        def options(self) -> StreamOptions | None: ...
+        def frames(self) -> Iterator[tuple[Frame | TextFrame, bool]]: ...
+        def close(self) -> None: ...
+
+    class Sink(Protocol):
+        """What a format's writer builds (see the module docstring)."""
+
+        @property
+        def frames_written(self) -> int: ...
+        @property
+        def statements_written(self) -> int: ...
+        def write(self, frame: Frame | TextFrame, message: bool) -> None: ...
+        def close(self) -> None: ...
 
 #: Fields of :func:`jelly.make_options` that a conversion passes to a Jelly writer.
 WRITER_OPTION_FIELDS = ("preset", "physical_type", "logical_type", "max_name_table_size",
@@ -46,9 +76,9 @@ WRITER_OPTION_FIELDS = ("preset", "physical_type", "logical_type", "max_name_tab
 class TextFrame:
     """A frame of a source that is not Jelly: statements (possibly a lazy iterator, consumed
     once) and the namespaces declared with them."""
-    statements: Iterable
-    namespaces: list = dataclasses.field(default_factory=list)
-    metadata: dict = dataclasses.field(default_factory=dict)
+    statements: Iterable[Any]
+    namespaces: list[tuple[str, Any]] = dataclasses.field(default_factory=list)
+    metadata: dict[str, bytes] = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass
@@ -65,7 +95,7 @@ class JellySource:
     (the fast path to text); ``messages=True`` treats every frame as an RDF message even when
     the stream's logical type does not say so."""
 
-    def __init__(self, stream, *, lines: bool = False, messages: bool = False,
+    def __init__(self, stream: BinaryReader, *, lines: bool = False, messages: bool = False,
                  limits: ReaderLimits | None = None, strict: bool = False, **_: Any) -> None:
         self.lines = lines
         self._reader = Reader(stream, limits=limits, strict=strict, new_streams=True,
@@ -79,7 +109,7 @@ class JellySource:
             self.quads = self.options.physical_type != PhysicalStreamType.TRIPLES
             self.grouped = messages or is_grouped(int(self.options.logical_type))
 
-    def frames(self) -> Iterator[tuple[Any, bool]]:
+    def frames(self) -> Iterator[tuple[Frame, bool]]:
         grouped = self.grouped
         for frame in self._reader.frames():
             yield frame, grouped
@@ -95,7 +125,8 @@ class JellySink:
 
     lines = False
 
-    def __init__(self, stream, source, *, options: StreamOptions | None = None,
+    def __init__(self, stream: BinaryWriter, source: Source, *,
+                 options: StreamOptions | None = None,
                  rows_per_frame: int = DEFAULT_ROWS_PER_FRAME, delimited: bool = True,
                  flush_frames: bool = False, **fields: Any) -> None:
         fields = {k: v for k, v in fields.items() if k in WRITER_OPTION_FIELDS and v is not None}
@@ -118,7 +149,7 @@ class JellySink:
     def statements_written(self) -> int:
         return self._writer.statements_written
 
-    def write(self, frame, message: bool) -> None:
+    def write(self, frame: Frame | TextFrame, message: bool) -> None:
         writer = self._writer
         for name, iri in frame.namespaces:
             writer.declare_namespace(name, iri)
@@ -149,10 +180,10 @@ class NQuadsSource:
     lines = False
     options = None
 
-    def __init__(self, stream, *, format: str = "nq", messages: bool = False,
+    def __init__(self, stream: BinaryReader, *, format: str = "nq", messages: bool = False,
                  rows_per_frame: int = DEFAULT_ROWS_PER_FRAME, **_: Any) -> None:
         self._items = parse_nquads(stream, messages=True)
-        head: list = []
+        head: list[Any] = []
         delimited = False
         for item in self._items:
             if item is MESSAGE:
@@ -204,8 +235,8 @@ class NQuadsSink:
 
     lines = True
 
-    def __init__(self, stream, source, *, format: str = "nq", messages: bool = False,
-                 flush_frames: bool = False, **_: Any) -> None:
+    def __init__(self, stream: BinaryWriter, source: Source, *, format: str = "nq",
+                 messages: bool = False, flush_frames: bool = False, **_: Any) -> None:
         self._out = NQuadsWriter(stream)
         self._lines = source.lines
         self._triples_only = format == "nt"
@@ -214,16 +245,17 @@ class NQuadsSink:
         self.frames_written = 0
         self.statements_written = 0
 
-    def write(self, frame, message: bool) -> None:
+    def write(self, frame: Frame | TextFrame, message: bool) -> None:
         out = self._out
         if self._messages:
             out.write_message()
         if self._lines:
             # A frame of a Jelly source, decoded to lines.
+            frame = cast(Frame, frame)     # its statements are lines (str)
             if self._triples_only and frame.named_graph_statements:
                 raise JellyError(f"frame {frame.index} has statements in named graphs, which "
                                  f"N-Triples cannot hold; write N-Quads (.nq) instead")
-            out.write_lines(frame.statements)
+            out.write_lines(cast("list[str]", frame.statements))
             self.statements_written += frame.statement_count
         else:
             n = 0
@@ -242,14 +274,15 @@ class NQuadsSink:
         self._out.flush()
 
 
-def _named(g) -> bool:
+def _named(g: object) -> bool:
     from ._terms import DefaultGraph
     return g is not None and type(g) is not DefaultGraph
 
 
 # ------------------------------------------------------------------------- the pipeline
 
-def _format(name_or_format, path, role: str, kind: str) -> _formats.RdfFormat:
+def _format(name_or_format: str | _formats.RdfFormat | None, path: object, role: str,
+            kind: str) -> _formats.RdfFormat:
     if isinstance(name_or_format, _formats.RdfFormat):
         return name_or_format
     if name_or_format:
@@ -266,19 +299,26 @@ def _format(name_or_format, path, role: str, kind: str) -> _formats.RdfFormat:
                      f"--{'from' if role == 'input' else 'to'}")
 
 
-def open_source(stream, fmt: _formats.RdfFormat, *, lines: bool = False, **options: Any):
+def open_source(stream: BinaryReader, fmt: _formats.RdfFormat, *, lines: bool = False,
+                **options: Any) -> Source:
     """A source over an open binary stream (see the module docstring)."""
-    return fmt.load_reader()(stream, lines=lines, format=fmt.name, **options)
+    source: Source = fmt.load_reader()(stream, lines=lines, format=fmt.name, **options)
+    return source
 
 
-def open_sink(stream, fmt: _formats.RdfFormat, source, **options: Any):
+def open_sink(stream: BinaryWriter, fmt: _formats.RdfFormat, source: Source,
+              **options: Any) -> Sink:
     """A sink writing to an open binary stream (see the module docstring)."""
-    return fmt.load_writer()(stream, source, format=fmt.name, **options)
+    sink: Sink = fmt.load_writer()(stream, source, format=fmt.name, **options)
+    return sink
 
 
-def convert(source, destination, *, from_format=None, to_format=None, messages: bool = False,
+def convert(source: Input, destination: Output, *,
+            from_format: str | _formats.RdfFormat | None = None,
+            to_format: str | _formats.RdfFormat | None = None, messages: bool = False,
             options: StreamOptions | None = None, rows_per_frame: int = DEFAULT_ROWS_PER_FRAME,
-            delimited: bool = True, limits: ReaderLimits | None = None, progress=None,
+            delimited: bool = True, limits: ReaderLimits | None = None,
+            progress: Callable[[BinaryReader], ContextManager[BinaryReader]] | None = None,
             **writer_fields: Any) -> Result:
     """Convert ``source`` (path, ``"-"``, bytes or binary file) to ``destination`` (path,
     ``"-"`` or binary file).  Formats come from the names (``from_format`` / ``to_format``:

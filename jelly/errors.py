@@ -8,6 +8,8 @@ that frame; each is ``None`` where it does not apply.
 
 from __future__ import annotations
 
+from typing import Any, Callable
+
 
 class JellyError(ValueError):
     """Root of all errors raised by jelly for bad input, bad options or bad data."""
@@ -33,11 +35,13 @@ class JellyError(ValueError):
             where.append(f"row {self.row}")
         return f"{self.message} (at {', '.join(where)})" if where else self.message
 
-    def __reduce__(self):  # keep the location when pickled (Spark, multiprocessing)
+    def __reduce__(self) -> tuple[Callable[..., JellyError], tuple[Any, ...]]:
+        # keep the location when pickled (Spark, multiprocessing)
         return (_rebuild, (type(self), self.message, self.offset, self.frame, self.row, self.line))
 
 
-def _rebuild(cls, message, offset, frame, row, line):
+def _rebuild(cls: type[JellyError], message: str, offset: int | None, frame: int | None,
+             row: int | None, line: int | None) -> JellyError:
     return cls(message, offset=offset, frame=frame, row=row, line=line)
 
 

@@ -62,7 +62,8 @@ class RdfFormat:
 
 def _load(spec: str) -> Callable[..., Any]:
     module, _, name = spec.partition(":")
-    return getattr(importlib.import_module(module), name)
+    loaded: Callable[..., Any] = getattr(importlib.import_module(module), name)
+    return loaded
 
 
 def _jelly_head(head: bytes) -> bool:
@@ -150,7 +151,7 @@ def get(name: str, kind: str | None = None, role: str = "") -> RdfFormat:
     return fmt
 
 
-def for_path(path, kind: str | None = None) -> RdfFormat | None:
+def for_path(path: str | os.PathLike[str], kind: str | None = None) -> RdfFormat | None:
     """The format of a file name by its extension (after a compression suffix), or None."""
     lower = os.fspath(path).lower()
     for suffix in COMPRESSION_SUFFIXES:

@@ -4,12 +4,15 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._decoder import ROW_KINDS
 from .errors import JellyError
 from .options import LogicalStreamType, PhysicalStreamType, StreamOptions
 from .reader import Reader
+
+if TYPE_CHECKING:
+    from .io import Input
 
 
 def options_dict(o: StreamOptions) -> dict[str, Any]:
@@ -28,7 +31,7 @@ def options_dict(o: StreamOptions) -> dict[str, Any]:
     }
 
 
-def inspect(source, *, per_frame: bool = True) -> dict[str, Any]:
+def inspect(source: Input, *, per_frame: bool = True) -> dict[str, Any]:
     """A report on a Jelly stream: whether it is delimited, its frames, options, and the rows
     of each kind (plus bytes and metadata entries) in total and, with ``per_frame``, per frame.
     Concatenated streams are read as consecutive streams (``streams`` counts them)."""
@@ -68,7 +71,7 @@ class Validation:
     options: StreamOptions
 
 
-def validate(source) -> Validation:
+def validate(source: Input) -> Validation:
     """Check a Jelly stream strictly: well-formed, options a producer may write, RDF-star and
     generalized terms only where the options announce them, graphs closed.  Raises
     :class:`JellyError` (with the position) at the first problem."""

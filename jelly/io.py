@@ -23,7 +23,7 @@ import sys
 import tempfile
 import time
 import zlib
-from typing import IO, BinaryIO, Iterator
+from typing import IO, TYPE_CHECKING, Any, Callable, Iterator, cast
 
 from ._framing import FrameSplitter, detect_delimited, next_frame
 from .errors import JellyDecodeError, JellyError, JellyLimitError
@@ -32,20 +32,43 @@ from .options import DEFAULT_LIMITS, ReaderLimits
 CHUNK_SIZE = 1 << 16
 GZIP_MAGIC = b"\x1f\x8b"
 
+if TYPE_CHECKING:
+    from typing import Protocol, Union
 
-def read_some(stream, n: int) -> bytes:
+    from typing_extensions import TypeAlias
+
+    class BinaryReader(Protocol):
+        """A binary stream to read from (``read()`` may return None: no data yet)."""
+
+        def read(self, size: int, /) -> bytes | bytearray | memoryview | None: ...
+
+    class BinaryWriter(Protocol):
+        """A binary stream to write to."""
+
+        def write(self, data: bytes, /) -> object: ...
+
+        def flush(self) -> object: ...
+
+    #: What a reader takes: a path (``"-"``: stdin), bytes or a binary stream.
+    Input: TypeAlias = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview, BinaryReader]
+    #: What a writer takes: a path (``"-"``: stdout) or a binary stream.
+    Output: TypeAlias = Union[str, "os.PathLike[str]", BinaryWriter]
+
+
+def read_some(stream: BinaryReader, n: int) -> bytes:
     """Up to ``n`` bytes, ``b""`` only at the end of the input.  What a pipe or socket has is
     returned at once (``read1``: a live stream is not held back until ``n`` bytes arrive).  A
     non-blocking stream with no data yet (``read()`` returns ``None``) is waited on, never
     taken for the end."""
     delay = 0.001
-    read = getattr(stream, "read1", None) or stream.read
+    read: Callable[[int], bytes | bytearray | memoryview | None] = \
+        getattr(stream, "read1", None) or stream.read
     while True:
         data = read(n)
         if data is not None:
             break
         try:
-            select.select([stream.fileno()], [], [], 1.0)
+            select.select([stream.fileno()], [], [], 1.0)  # type: ignore[attr-defined]
         except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
             time.sleep(delay)         # no file descriptor to wait on: back off
             delay = min(delay * 2, 0.05)
@@ -60,14 +83,14 @@ class _Peeked(io.RawIOBase):
     """A stream that first returns ``head`` (bytes already read to look at) and then the rest
     of ``raw``: a peek that works on pipes."""
 
-    def __init__(self, head: bytes, raw) -> None:
+    def __init__(self, head: bytes, raw: BinaryReader) -> None:
         self._head = head
         self._raw = raw
 
     def readable(self) -> bool:
         return True
 
-    def readinto(self, b) -> int:
+    def readinto(self, b: Any) -> int:
         if self._head:
             n = min(len(b), len(self._head))
             b[:n] = self._head[:n]
@@ -78,10 +101,10 @@ class _Peeked(io.RawIOBase):
         return len(data)
 
     def fileno(self) -> int:
-        return self._raw.fileno()
+        return self._raw.fileno()  # type: ignore[attr-defined,no-any-return]
 
 
-def peek(stream, n: int) -> tuple[bytes, BinaryIO]:
+def peek(stream: BinaryReader, n: int) -> tuple[bytes, BinaryReader]:
     """The first ``n`` bytes of ``stream`` (fewer at its end) and a stream that still starts
     with them."""
     if hasattr(stream, "peek") and not isinstance(stream, gzip.GzipFile):
@@ -100,18 +123,18 @@ def peek(stream, n: int) -> tuple[bytes, BinaryIO]:
     return head, _Peeked(head, stream)
 
 
-def _is_text(stream) -> bool:
+def _is_text(stream: object) -> bool:
     return isinstance(stream, io.TextIOBase)
 
 
 @contextlib.contextmanager
-def open_input(source, *, decompress: bool = True) -> Iterator[BinaryIO]:
+def open_input(source: Input, *, decompress: bool = True) -> Iterator[BinaryReader]:
     """A binary stream over ``source`` (path, ``"-"`` for stdin, bytes-like object, binary
     file object), gunzipped when it starts with the gzip magic bytes.  What is opened here is
     closed on exit; a file object passed in stays open."""
     with contextlib.ExitStack() as stack:
         if isinstance(source, (bytes, bytearray, memoryview)):
-            stream: BinaryIO = io.BytesIO(source)
+            stream: BinaryReader = io.BytesIO(source)
         elif isinstance(source, (str, os.PathLike)) and os.fspath(source) == "-":
             stream = sys.stdin.buffer
         elif isinstance(source, (str, os.PathLike)):
@@ -133,7 +156,7 @@ def open_input(source, *, decompress: bool = True) -> Iterator[BinaryIO]:
             if head == GZIP_MAGIC:
                 stream = stack.enter_context(gzip.GzipFile(
                     fileobj=io.BufferedReader(stream, CHUNK_SIZE)
-                    if isinstance(stream, _Peeked) else stream, mode="rb"))
+                    if isinstance(stream, _Peeked) else cast("IO[bytes]", stream), mode="rb"))
         yield stream
 
 
@@ -169,7 +192,7 @@ class _AtomicFile(io.BufferedWriter):
 
 
 @contextlib.contextmanager
-def open_output(target, *, compress: str | None = None) -> Iterator[BinaryIO]:
+def open_output(target: Output, *, compress: str | None = None) -> Iterator[BinaryWriter]:
     """A binary stream to ``target``: a path (written atomically: see the module docstring),
     ``"-"`` (stdout) or a binary file object (left open).  ``compress="gzip"`` compresses;
     by default a path ending in ``.gz`` does."""
@@ -193,11 +216,11 @@ def open_output(target, *, compress: str | None = None) -> Iterator[BinaryIO]:
             if _is_text(target):
                 raise JellyError("this output is binary: pass a binary stream (opened with "
                                  "'wb'), not a text stream")
-            stream = target
+            stream = cast("IO[bytes]", target)
         else:
             raise TypeError(f"cannot write to {type(target).__name__}: pass a path, '-' or a "
                             f"binary file object")
-        outer = stream
+        outer: IO[bytes] | gzip.GzipFile = stream
         if compress == "gzip":
             outer = gzip.GzipFile(fileobj=stream, mode="wb", mtime=0)
         elif compress is not None:
@@ -217,13 +240,14 @@ class FrameReader:
     in place).  Memory is bounded by the largest frame; ``delimited`` is known once the first
     bytes are read (or forced by the argument)."""
 
-    def __init__(self, source, limits: ReaderLimits = DEFAULT_LIMITS,
+    def __init__(self, source: bytes | bytearray | memoryview | BinaryReader,
+                 limits: ReaderLimits = DEFAULT_LIMITS,
                  delimited: bool | None = None) -> None:
         self._source = source
         self._limits = limits
         self.delimited = delimited
 
-    def __iter__(self) -> Iterator[tuple[int, object]]:
+    def __iter__(self) -> Iterator[tuple[int, bytes | memoryview]]:
         source = self._source
         if isinstance(source, (bytes, bytearray, memoryview)):
             yield from self._in_place(memoryview(source))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from enum import IntEnum
+from typing import Any, TypeVar
 
 from .errors import JellyOptionsError
 
@@ -90,7 +91,7 @@ class StreamOptions:
             if not isinstance(v, int) or v < 0 or v > 0xFFFFFFFF:
                 raise JellyOptionsError(f"{name} must be an integer in 0..2**32-1, not {v!r}")
 
-    def replace(self, **changes) -> "StreamOptions":
+    def replace(self, **changes: Any) -> StreamOptions:
         return dataclasses.replace(self, **changes)
 
     def validate_for_writing(self) -> None:
@@ -127,7 +128,7 @@ def _preset_sizes(name: str) -> tuple[int, int, int]:
         raise JellyOptionsError(f"unknown preset {name!r}; choose one of {sorted(PRESETS)}") from None
 
 
-def preset(name: str, **changes) -> StreamOptions:
+def preset(name: str, **changes: Any) -> StreamOptions:
     """Stream options of a named preset (``"small"`` or ``"big"``), with field overrides."""
     names, prefixes, datatypes = _preset_sizes(name)
     return StreamOptions(max_name_table_size=names, max_prefix_table_size=prefixes,
@@ -138,7 +139,10 @@ def preset(name: str, **changes) -> StreamOptions:
 DEFAULT_PRESET = "big"
 
 
-def _enum(value, enum, what):
+_E = TypeVar("_E", PhysicalStreamType, LogicalStreamType)
+
+
+def _enum(value: int | str, enum: type[_E], what: str) -> _E | int:
     if isinstance(value, str):
         try:
             return enum[value.upper().replace("-", "_")]
@@ -154,7 +158,9 @@ def _enum(value, enum, what):
 
 
 def make_options(options: StreamOptions | None = None, *, preset: str | None = None,
-                 physical_type=None, logical_type=None, max_name_table_size: int | None = None,
+                 physical_type: PhysicalStreamType | int | str | None = None,
+                 logical_type: LogicalStreamType | int | str | None = None,
+                 max_name_table_size: int | None = None,
                  max_prefix_table_size: int | None = None,
                  max_datatype_table_size: int | None = None, rdf_star: bool | None = None,
                  generalized_statements: bool | None = None, stream_name: str | None = None,
@@ -177,7 +183,7 @@ def make_options(options: StreamOptions | None = None, *, preset: str | None = N
         names, prefixes, datatypes = _preset_sizes(preset or DEFAULT_PRESET)
         options = StreamOptions(max_name_table_size=names, max_prefix_table_size=prefixes,
                                 max_datatype_table_size=datatypes)
-    changes: dict = {}
+    changes: dict[str, Any] = {}
     if physical_type is not None:
         changes["physical_type"] = _enum(physical_type, PhysicalStreamType, "physical type")
     elif not given:
@@ -200,7 +206,7 @@ def make_options(options: StreamOptions | None = None, *, preset: str | None = N
     return result
 
 
-def default_logical_type(physical_type, grouped: bool) -> LogicalStreamType:
+def default_logical_type(physical_type: int, grouped: bool) -> LogicalStreamType:
     """The logical type a stream gets unless told otherwise: for grouped streams (a graph or
     dataset per frame) GRAPHS or DATASETS, for flat ones FLAT_TRIPLES or FLAT_QUADS."""
     triples = PhysicalStreamType(int(physical_type)) == PhysicalStreamType.TRIPLES

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 from ._decoder import Decoder, Frame
 from .errors import JellyError
 from .io import FrameReader, open_input, GZIP_MAGIC
 from .options import DEFAULT_LIMITS, ReaderLimits, StreamOptions
+
+if TYPE_CHECKING:
+    from ._decoder import _Statements, _Terms
+    from ._sink import StatementSink, TermFactory, _PyFactory
+    from .io import Input
 
 #: Statements decoded at a time when iterating a reader statement by statement: large frames
 #: stream out in pieces of this size instead of being built whole.
@@ -34,8 +39,9 @@ class Reader:
     different options starts a new stream: :attr:`Frame.stream_index`).
     """
 
-    def __init__(self, source, *, limits: ReaderLimits | None = None, terms: Any = "native",
-                 output: str = "tuples", strict: bool = False, factory=None,
+    def __init__(self, source: Input, *, limits: ReaderLimits | None = None,
+                 terms: _Terms = "native", output: str | StatementSink = "tuples",
+                 strict: bool = False, factory: TermFactory | _PyFactory | None = None,
                  new_streams: bool = False, delimited: bool | None = None) -> None:
         self.limits = limits if limits is not None else DEFAULT_LIMITS
         # The decoder first: it checks the arguments before a file is opened.
@@ -49,20 +55,20 @@ class Reader:
         else:
             stream = self._stack.enter_context(open_input(source))
             self._frames = FrameReader(stream, self.limits, delimited)
-        self._iter: Iterator | None = None
+        self._iter: Iterator[tuple[int, bytes | memoryview]] | None = None
         self._error: JellyError | None = None
         self._pending: list[Frame] = []   # frames read ahead to learn the options
         #: Size in bytes of the last frame read.
         self.last_frame_size = 0
         #: Namespace declarations seen so far (name -> IRI term); a later one replaces an earlier.
-        self.namespaces: dict = {}
+        self.namespaces: dict[str, Any] = {}
 
     # -- context manager ---------------------------------------------------------------------
 
     def __enter__(self) -> "Reader":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def close(self) -> None:
@@ -70,7 +76,7 @@ class Reader:
 
     # -- frames ------------------------------------------------------------------------------
 
-    def _next_raw(self):
+    def _next_raw(self) -> tuple[int, bytes | memoryview] | None:
         """The next (offset, frame bytes), or None at the end."""
         if self._error is not None:   # a reader that failed stays failed
             raise self._error
@@ -110,7 +116,7 @@ class Reader:
                 return
             yield frame
 
-    def _statement_chunks(self) -> Iterator[list]:
+    def _statement_chunks(self) -> Iterator[_Statements]:
         decoder = self._decoder
         for frame in self._pending:
             yield frame.statements
@@ -131,7 +137,7 @@ class Reader:
                 self._error = exc
                 raise
 
-    def __iter__(self) -> Iterator[tuple]:
+    def __iter__(self) -> Iterator[tuple[Any, ...]]:
         """Iterate every statement: ``(s, p, o)`` for TRIPLES streams, ``(s, p, o, g)``
         otherwise.  Large frames are decoded a few thousand statements at a time."""
         if self._output == "columns":
@@ -168,13 +174,14 @@ class Reader:
         return self._decoder.in_graph_now
 
 
-def _chunks(source, kwargs) -> Iterator[list]:
+def _chunks(source: Input, kwargs: dict[str, Any]) -> Iterator[_Statements]:
     with Reader(source, **kwargs) as reader:
         yield from reader._statement_chunks()
 
 
-def parse(source, *, limits: ReaderLimits | None = None, terms: Any = "native",
-          strict: bool = False, factory=None, new_streams: bool = False) -> Iterator[tuple]:
+def parse(source: Input, *, limits: ReaderLimits | None = None, terms: _Terms = "native",
+          strict: bool = False, factory: TermFactory | _PyFactory | None = None,
+          new_streams: bool = False) -> Iterator[tuple[Any, ...]]:
     """Iterate the statements of a Jelly stream (see :class:`Reader`).  The input is opened
     when the iteration starts and closed when it ends."""
     # chain walks each chunk in C: no Python frame per statement.
@@ -182,8 +189,9 @@ def parse(source, *, limits: ReaderLimits | None = None, terms: Any = "native",
         limits=limits, terms=terms, strict=strict, factory=factory, new_streams=new_streams)))
 
 
-def parse_frames(source, *, limits: ReaderLimits | None = None, terms: Any = "native",
-                 output: str = "tuples", strict: bool = False, factory=None,
+def parse_frames(source: Input, *, limits: ReaderLimits | None = None,
+                 terms: _Terms = "native", output: str | StatementSink = "tuples",
+                 strict: bool = False, factory: TermFactory | _PyFactory | None = None,
                  new_streams: bool = False) -> Iterator[Frame]:
     """Iterate the frames of a Jelly stream as :class:`Frame` objects (see :class:`Reader`)."""
     with Reader(source, limits=limits, terms=terms, output=output, strict=strict,
@@ -191,7 +199,7 @@ def parse_frames(source, *, limits: ReaderLimits | None = None, terms: Any = "na
         yield from reader.frames()
 
 
-def read_options(source, *, limits: ReaderLimits | None = None) -> StreamOptions:
+def read_options(source: Input, *, limits: ReaderLimits | None = None) -> StreamOptions:
     """The stream options of a Jelly stream (from its first frame)."""
     with Reader(source, limits=limits) as reader:
         options = reader.options

@@ -5,12 +5,16 @@ from __future__ import annotations
 import contextlib
 import io
 import itertools
-from typing import Any, Iterable, Mapping
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence, overload
 
 from ._encoder import Encoder
 from .errors import JellyEncodeError, JellyError, JellyOptionsError
 from .io import open_output
 from .options import StreamOptions, make_options
+
+if TYPE_CHECKING:
+    from .io import BinaryWriter, Output
 
 #: Rows per frame of flat streams, unless told otherwise: large enough that per-frame work is
 #: negligible, small enough to stay far below the spec's recommended 1 MB per frame.
@@ -32,9 +36,10 @@ class Writer:
     :func:`jelly.make_options`.
     """
 
-    def __init__(self, destination=None, options: StreamOptions | None = None, *,
-                 rows_per_frame: int = DEFAULT_ROWS_PER_FRAME, delimited: bool = True,
-                 namespaces: Mapping[str, object] | None = None, term_adapter=None,
+    def __init__(self, destination: Output | None = None, options: StreamOptions | None = None,
+                 *, rows_per_frame: int = DEFAULT_ROWS_PER_FRAME, delimited: bool = True,
+                 namespaces: Mapping[str, object] | None = None,
+                 term_adapter: Callable[[Any], object] | None = None,
                  **option_fields: Any) -> None:
         self.options = make_options(options, **option_fields)
         if rows_per_frame < 1:
@@ -44,6 +49,7 @@ class Writer:
         self._encoder = Encoder(self.options, term_adapter=term_adapter)
         self._stack = contextlib.ExitStack()
         self._result: io.BytesIO | None = None
+        self._stream: BinaryWriter
         if destination is None:
             self._result = self._stream = io.BytesIO()
         else:
@@ -65,7 +71,8 @@ class Writer:
     def __enter__(self) -> "Writer":
         return self
 
-    def __exit__(self, exc_type, exc, tb) -> None:
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
         if exc_type is None:
             self.close()
         else:
@@ -73,12 +80,12 @@ class Writer:
 
     # -- writing -----------------------------------------------------------------------------
 
-    def declare_namespace(self, name: str, iri) -> None:
+    def declare_namespace(self, name: str, iri: object) -> None:
         """Write a namespace declaration (``name`` without the colon)."""
         self._check_open()
         self._encoder.add_namespace(name, iri)
 
-    def write(self, statement) -> None:
+    def write(self, statement: Sequence[Any]) -> None:
         """Write one statement: ``(s, p, o)`` or ``(s, p, o, g)``."""
         self._check_open()
         if not self.delimited and self._single_used:
@@ -87,11 +94,11 @@ class Writer:
         if self.delimited and self._encoder.rows >= self.rows_per_frame:
             self._emit()
 
-    def write_all(self, statements: Iterable) -> None:
+    def write_all(self, statements: Iterable[Sequence[Any]]) -> None:
         """Write many statements, cutting frames every ``rows_per_frame`` rows."""
         self.write_until(statements, None)
 
-    def write_until(self, statements: Iterable, stop) -> bool:
+    def write_until(self, statements: Iterable[object], stop: object) -> bool:
         """Like :meth:`write_all`, but stop at the object ``stop`` if the iterable yields it
         (a message delimiter, say); returns True if it stopped there, False at the end."""
         self._check_open()
@@ -112,7 +119,8 @@ class Writer:
                 return False
             self._emit()
 
-    def write_frame(self, statements: Iterable, metadata: Mapping[str, bytes] | None = None) -> None:
+    def write_frame(self, statements: Iterable[Sequence[Any]],
+                    metadata: Mapping[str, bytes] | None = None) -> None:
         """Write the statements as one frame of their own (one RDF message: a graph or dataset).
 
         Rows pending from :meth:`write` are flushed first as a frame of their own; an empty
@@ -144,7 +152,8 @@ class Writer:
         if self._encoder.pending or metadata:
             self._emit(metadata)
 
-    def _emit(self, metadata=None, close_graph=False) -> None:
+    def _emit(self, metadata: Mapping[str, bytes] | None = None,
+              close_graph: bool = False) -> None:
         self._stream.write(self._encoder.take_frame(metadata, close_graph, True))
         self._statements_at_frame_start = self._encoder.statements
         self._frames_written += 1
@@ -196,7 +205,7 @@ class Writer:
         return self._encoder.statements
 
 
-def _peek_quads(statements: Iterable) -> tuple[bool, Iterable]:
+def _peek_quads(statements: Iterable[Sequence[Any]]) -> tuple[bool, Iterable[Sequence[Any]]]:
     """Whether the first statement is a quad, and the statements again."""
     it = iter(statements)
     first = next(it, None)
@@ -208,9 +217,28 @@ def _peek_quads(statements: Iterable) -> tuple[bool, Iterable]:
     return len(first) == 4, itertools.chain((first,), it)
 
 
-def serialize(statements: Iterable, destination=None, options: StreamOptions | None = None, *,
+@overload
+def serialize(statements: Iterable[Sequence[Any]], destination: None = None,
+              options: StreamOptions | None = None, *, rows_per_frame: int = ...,
+              delimited: bool = ..., namespaces: Mapping[str, object] | None = ...,
+              term_adapter: Callable[[Any], object] | None = ...,
+              **option_fields: Any) -> bytes: ...
+
+
+@overload
+def serialize(statements: Iterable[Sequence[Any]], destination: Output,
+              options: StreamOptions | None = None, *, rows_per_frame: int = ...,
+              delimited: bool = ..., namespaces: Mapping[str, object] | None = ...,
+              term_adapter: Callable[[Any], object] | None = ...,
+              **option_fields: Any) -> None: ...
+
+
+def serialize(statements: Iterable[Sequence[Any]], destination: Output | None = None,
+              options: StreamOptions | None = None, *,
               rows_per_frame: int = DEFAULT_ROWS_PER_FRAME, delimited: bool = True,
-              namespaces=None, term_adapter=None, **option_fields: Any):
+              namespaces: Mapping[str, object] | None = None,
+              term_adapter: Callable[[Any], object] | None = None,
+              **option_fields: Any) -> bytes | None:
     """Write statements as a flat Jelly stream; returns the bytes when ``destination`` is None.
 
     Without an explicit ``physical_type`` (or ``options``), the first statement decides:
@@ -225,9 +253,27 @@ def serialize(statements: Iterable, destination=None, options: StreamOptions | N
     return writer.getvalue() if destination is None else None
 
 
-def serialize_frames(frames: Iterable[Iterable], destination=None,
-                     options: StreamOptions | None = None, *, namespaces=None, term_adapter=None,
-                     **option_fields: Any):
+@overload
+def serialize_frames(frames: Iterable[Iterable[Sequence[Any]]], destination: None = None,
+                     options: StreamOptions | None = None, *,
+                     namespaces: Mapping[str, object] | None = ...,
+                     term_adapter: Callable[[Any], object] | None = ...,
+                     **option_fields: Any) -> bytes: ...
+
+
+@overload
+def serialize_frames(frames: Iterable[Iterable[Sequence[Any]]], destination: Output,
+                     options: StreamOptions | None = None, *,
+                     namespaces: Mapping[str, object] | None = ...,
+                     term_adapter: Callable[[Any], object] | None = ...,
+                     **option_fields: Any) -> None: ...
+
+
+def serialize_frames(frames: Iterable[Iterable[Sequence[Any]]], destination: Output | None = None,
+                     options: StreamOptions | None = None, *,
+                     namespaces: Mapping[str, object] | None = None,
+                     term_adapter: Callable[[Any], object] | None = None,
+                     **option_fields: Any) -> bytes | None:
     """Write each element of ``frames`` (an iterable of statements) as one frame: a stream of
     RDF messages (graphs or datasets).  Returns the bytes when ``destination`` is None.
 

@@ -1,0 +1,20 @@
+"""The read cursor shared by every wire format (stub of the compiled ``jelly._buffer``).
+
+``WireReader`` is a compliant protobuf reader over one frame: every read is checked against the
+end of its message, fields may come in any order, unknown fields are skipped by wire type,
+repeated occurrences of a singular message field are merged and the last member of a oneof
+wins.  Its reading methods are C-level only; from Python, a reader is the base of the decoders
+and shows where it stands.  The write buffer is a C struct with no Python API.
+"""
+
+from .errors import JellyError
+
+class WireReader:
+    """A protobuf reader over the bytes of one frame, with the position of every error."""
+
+    #: Index of the frame being (or last) decoded.
+    frame_index: int
+    #: The error that stopped this reader, if any: a reader that failed stays failed.
+    failed: JellyError | None
+
+    def __init__(self) -> None: ...

@@ -1,0 +1,107 @@
+"""Jelly-RDF frame decoder (stub of the compiled ``jelly._decoder``).
+
+One ``Decoder`` holds the state of one stream, so frames must be fed in order.  A frame can be
+decoded whole (``decode_frame``) or a few statements at a time (``begin_frame``,
+``decode_statements``, ``end_frame``), so memory need not follow the size of a frame.  After an
+error the decoder stays failed.
+"""
+
+from typing import Any, Final, Iterator, final
+
+from typing_extensions import Buffer, TypeAlias
+
+from ._sink import StatementSink, TermFactory, _PyFactory
+from ._termdecoder import TermDecoder
+from .options import ReaderLimits, StreamOptions
+
+#: What ``terms=`` takes: ``"native"``, ``"nt"``, a compiled factory or a Python one.
+_Terms: TypeAlias = "str | TermFactory | _PyFactory"
+#: A frame's statements: a list (of tuples or of lines) or, for ``output="columns"``, a tuple
+#: of lists (one per position).
+_Statements: TypeAlias = "list[Any] | tuple[list[Any], ...]"
+
+#: Row kinds by field number of the ``RdfStreamRow`` oneof, in the order of
+#: :attr:`Frame.row_counts`.
+ROW_KINDS: Final[tuple[str, ...]]
+
+class Frame:
+    """One decoded frame: its statements, metadata and namespace declarations."""
+
+    def __init__(self, index: int, statements: _Statements,
+                 metadata: dict[str, bytes] | None = None,
+                 namespaces: list[tuple[str, Any]] | None = None,
+                 row_counts: tuple[int, ...] | None = None, named_graph_statements: int = 0,
+                 statement_count: int | None = None, stream_index: int = 0) -> None: ...
+    @property
+    def index(self) -> int:
+        """Index of the frame in the input (0-based)."""
+    @property
+    def statements(self) -> _Statements:
+        """The statements, in the shape of the reader's ``output``: ``"tuples"`` a list of
+        ``(s, p, o)`` / ``(s, p, o, g)``, ``"lines"`` a list of N-Triples / N-Quads lines,
+        ``"columns"`` a tuple of lists, one per position."""
+    @property
+    def metadata(self) -> dict[str, bytes]:
+        """The frame's metadata."""
+    @property
+    def namespaces(self) -> list[tuple[str, Any]]:
+        """Namespace declarations of the frame: ``(name, IRI term)`` in order."""
+    @property
+    def row_counts(self) -> tuple[int, ...]:
+        """Rows of each kind, in the order of :data:`ROW_KINDS`."""
+    @property
+    def named_graph_statements(self) -> int:
+        """How many statements are in a named graph (not the default graph)."""
+    @property
+    def statement_count(self) -> int:
+        """Statements decoded from the frame (also those taken with decode_statements)."""
+    @property
+    def stream_index(self) -> int:
+        """Index of the stream the frame belongs to, in input that concatenates streams."""
+    @property
+    def rows(self) -> dict[str, int]:
+        """Rows of the frame by kind: ``{"options": 1, "triple": 10, ...}``."""
+    def __len__(self) -> int:
+        """Number of statements (also for column output)."""
+    def __iter__(self) -> Iterator[Any]: ...
+
+@final
+class Decoder(TermDecoder):
+    """Decoding state of one Jelly stream; feed it frames in order with :meth:`decode_frame`.
+
+    ``terms`` names what each term becomes (``"native"``: jelly's terms; ``"nt"``: N-Triples
+    strings, the default graph ``None``) or is a term factory: an object with callables
+    ``iri(str)``, ``bnode(str)``, ``literal(lex, language, datatype)``, ``triple(s, p, o)``,
+    ``datatype(str)`` (the object passed to ``literal``) and a ``default_graph`` value.
+    ``output`` shapes each frame's ``statements``: ``"tuples"``, ``"columns"`` (a tuple of
+    lists, one per position) or ``"lines"`` (N-Triples / N-Quads lines; needs ``terms="nt"``).
+    ``new_streams=True`` reads a frame that starts with different stream options as the start of
+    a new stream (what concatenating two files gives) instead of rejecting it.
+    """
+
+    #: The stream options, once the options row has been read.
+    options: StreamOptions | None
+    #: Index of the current stream in input that concatenates streams.
+    stream_index: int
+
+    def __init__(self, *, limits: ReaderLimits | None = None, terms: _Terms = "native",
+                 output: str | StatementSink = "tuples", strict: bool = False,
+                 factory: TermFactory | _PyFactory | None = None,
+                 new_streams: bool = False) -> None: ...
+    def begin_frame(self, data: Buffer, offset: int = 0) -> None:
+        """Start decoding one frame (the bytes of an ``RdfStreamFrame``, without a length
+        prefix, in any buffer); ``offset`` is its position in the whole stream, for errors."""
+    def decode_statements(self, max_statements: int = 4096) -> _Statements | None:
+        """The next statements of the frame begun with :meth:`begin_frame` (about
+        ``max_statements``, in the shape of ``output``), or ``None`` when it has no more."""
+    def end_frame(self) -> Frame:
+        """Decode what is left of the current frame and return it as a :class:`Frame` (its
+        ``statements`` are those not taken with :meth:`decode_statements`)."""
+    def decode_frame(self, data: Buffer, offset: int = 0) -> Frame:
+        """Decode one frame (the bytes of an ``RdfStreamFrame``, without a length prefix).
+
+        ``offset`` is the position of ``data`` in the whole stream, used in error messages.
+        """
+    @property
+    def in_graph_now(self) -> bool:
+        """True while a GRAPHS stream is inside a graph (between graph_start and graph_end)."""

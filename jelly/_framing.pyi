@@ -1,0 +1,53 @@
+"""Framing: where the frames of a byte stream begin and end (stub of the compiled
+``jelly._framing``).
+
+Jelly (and Jelly-Patch) files are delimited (each frame prefixed by its length as a varint) or
+a single frame, told apart from the first bytes as jelly-jvm does.  ``FrameSplitter`` is the
+push interface (``feed(bytes)`` returns the frames completed so far, for sockets, gRPC and
+asyncio); ``next_frame`` finds the next frame of a buffer already in memory, so frames can be
+decoded in place.  Declared lengths are checked against the frame size limit before anything
+is buffered.
+"""
+
+from typing_extensions import Buffer, TypeAlias
+
+_Bytes: TypeAlias = "bytes | bytearray | memoryview"
+
+def detect_delimited(head: _Bytes, complete: bool = False) -> bool | None:
+    """Whether the stream starting with ``head`` is delimited (True), a single frame (False),
+    or cannot be told yet (None: fewer than three bytes).  With ``complete`` (``head`` is the
+    whole stream) a short input is read as what it can be: empty input and ``0A 0A`` (a frame
+    length of 10) as delimited, a lone ``0A`` as a single frame."""
+
+class FrameSplitter:
+    """Splits a byte stream fed in pieces into frames.
+
+    ``feed(data)`` returns a list of ``(offset, frame_bytes)`` for the frames completed by
+    ``data`` (offset: where the frame's bytes start in the stream, after its length prefix);
+    ``finish()`` says the stream has ended: it returns the frame of a single-frame stream and
+    raises :class:`~jelly.JellyTruncatedError` if the stream ended inside a frame.
+    ``delimited`` forces a variant (default: detect it).
+    """
+
+    #: The variant: True delimited, False single frame, None not known yet.
+    delimited: bool | None
+
+    def __init__(self, *, max_frame_size: int = 536870912, delimited: bool | None = None) -> None: ...
+    @property
+    def position(self) -> int:
+        """Stream offset of the first byte not yet returned in a frame."""
+    @property
+    def buffered(self) -> int:
+        """Bytes fed but not yet returned in a frame."""
+    def feed(self, data: _Bytes) -> list[tuple[int, bytes]]:
+        """Add the next bytes of the stream; returns the frames they complete."""
+    def finish(self) -> list[tuple[int, bytes]]:
+        """The stream has ended: returns ``[(offset, frame)]`` for a single-frame stream, ``[]``
+        otherwise; raises if it ended inside a frame or a length prefix."""
+
+def next_frame(data: Buffer, pos: int, max_frame_size: int = 4611686018427387904,
+               index: int = 0) -> tuple[int, int] | None:
+    """``(begin, end)`` of the delimited frame whose length prefix starts at ``pos`` in
+    ``data`` (any buffer holding a complete stream), or None at its end; scans only the
+    prefix.  Raises like :class:`FrameSplitter` for malformed, oversized or truncated input
+    (``index`` is the frame's number, for the error)."""

@@ -1,0 +1,65 @@
+"""N-Triples / N-Quads output (stub of the compiled ``jelly._ntformat``).
+
+``term_to_nt`` and ``statement_to_nt`` format jelly terms in the W3C canonical escaping;
+``NQuadsWriter`` writes statements to a binary stream.  ``NTriplesTerms`` makes a decoder build
+every term as its N-Triples string (the default graph is ``None``) and ``LineSink`` turns
+decoded statements into N-Triples / N-Quads lines, so Jelly becomes text without building any
+term object.
+"""
+
+from typing import Any, Iterable, Literal, Protocol, final
+
+from typing_extensions import Self
+
+from ._ntriples import _MessageMarker
+from ._sink import StatementSink, TermFactory
+from ._terms import _Term
+
+class _BinaryWriter(Protocol):
+    def write(self, data: bytes, /) -> object: ...
+
+def term_to_nt(term: _Term) -> str:
+    """The N-Triples form of an IRI, blank node, literal or quoted triple."""
+
+def statement_to_nt(stmt: Iterable[Any]) -> str:
+    """One N-Triples / N-Quads line (with ``" .\\n"``) for ``(s, p, o)`` or ``(s, p, o, g)``.
+
+    A graph of ``DEFAULT_GRAPH`` or ``None`` gives a triple line.
+    """
+
+@final
+class NQuadsWriter:
+    """Writes statements as N-Quads lines to a binary stream, buffering about 64 KiB.
+
+    ``write(MESSAGE)`` is the same as ``write_message()``.  ``close()`` flushes but leaves the
+    underlying stream open.
+    """
+
+    def __init__(self, stream: _BinaryWriter, *, buffer_size: int = 65536) -> None: ...
+    def write(self, stmt: Iterable[Any] | _MessageMarker) -> None:
+        """Buffer one statement (a 3- or 4-tuple)."""
+    def write_lines(self, lines: list[str]) -> None:
+        """Buffer complete lines (str, each ending in a line feed), e.g. a frame of a decoder
+        with ``output="lines"``."""
+    def write_message(self) -> None:
+        """Write a message boundary: the line ``# @message``."""
+    def flush(self) -> None:
+        """Write out the buffer and flush the underlying stream (if it can be flushed)."""
+    def close(self) -> None:
+        """Flush; the underlying stream stays open."""
+    def __enter__(self) -> Self: ...
+    def __exit__(self, *exc: object) -> Literal[False]:
+        """Flush; exceptions propagate."""
+
+@final
+class NTriplesTerms(TermFactory):
+    """Every term as its N-Triples string; the default graph is ``None``."""
+
+    def __init__(self) -> None: ...
+
+@final
+class LineSink(StatementSink):
+    """N-Triples / N-Quads lines (each ending in ``" .\\n"``) of N-Triples terms."""
+
+    def __init__(self, terms: NTriplesTerms) -> None:
+        """Raises ``ValueError`` unless ``terms`` is an :class:`NTriplesTerms`."""

@@ -1,0 +1,70 @@
+"""N-Triples / N-Quads parser with RDF-star quoted triples and generalized RDF (stub of the
+compiled ``jelly._ntriples``).
+
+``parse_nquads`` parses a document, ``TermParser`` single terms (e.g. DataFrame columns),
+``MESSAGE`` stands for a ``# @message`` comment line (an RDF message boundary) and
+``UntilMessage`` cuts a parse at the next one.  Output is in ``jelly._ntformat``.
+"""
+
+from typing import Final, Iterable, Iterator, Literal, Protocol, final, overload
+
+from typing_extensions import Self, TypeAlias
+
+from ._terms import _Term
+
+#: A parsed statement: ``(s, p, o)`` or ``(s, p, o, g)``.
+_Statement: TypeAlias = tuple[_Term, ...]
+
+class _BinaryReader(Protocol):
+    def read(self, size: int, /) -> bytes | bytearray | memoryview | None: ...
+
+_Source: TypeAlias = "bytes | bytearray | memoryview | _BinaryReader"
+
+@final
+class _MessageMarker:
+    """Type of the ``MESSAGE`` sentinel."""
+
+    def __reduce__(self) -> str: ...
+
+#: Stands for a ``# @message`` line: the boundary of an RDF message in a message log.
+MESSAGE: Final[_MessageMarker]
+
+@overload
+def parse_nquads(source: _Source, *, messages: Literal[False] = False, chunk_size: int = ...,
+                 allow_relative_iris: bool = False) -> Iterator[_Statement]: ...
+@overload
+def parse_nquads(source: _Source, *, messages: bool, chunk_size: int = ...,
+                 allow_relative_iris: bool = False) -> Iterator[_Statement | _MessageMarker]:
+    """Parse N-Triples / N-Quads (with RDF-star and generalized RDF) from a binary stream or
+    bytes.
+
+    Returns an iterator of ``(s, p, o)`` and ``(s, p, o, g)`` tuples, reading ``chunk_size``
+    bytes at a time (what a pipe has is parsed as it arrives).  With ``messages=True`` a comment
+    line ``# @message`` yields ``MESSAGE``.  Syntax errors raise ``RdfSyntaxError`` with the line
+    number, after the statements of the lines before it were yielded.
+    """
+
+@final
+class TermParser:
+    """Parses single terms in N-Triples syntax (an IRI, blank node, literal or ``<< s p o >>``);
+    repeated IRIs come back as the same objects."""
+
+    def __init__(self) -> None: ...
+    def parse(self, text: str) -> _Term:
+        """The term that ``text`` spells; ``RdfSyntaxError`` if it is not exactly one."""
+
+@final
+class UntilMessage:
+    """The statements of a parse (an iterator of statements and ``MESSAGE`` items) up to the
+    next ``MESSAGE`` or the end: one RDF message of a message log.  Afterwards ``delimited``
+    says that it stopped at a delimiter (which it consumed) and ``ended`` that the input ended."""
+
+    def __init__(self, items: Iterable[_Statement | _MessageMarker]) -> None: ...
+    @property
+    def delimited(self) -> bool:
+        """It stopped at a ``MESSAGE`` (consumed)."""
+    @property
+    def ended(self) -> bool:
+        """The items ended."""
+    def __iter__(self) -> Self: ...
+    def __next__(self) -> _Statement: ...
