@@ -23,7 +23,6 @@ TESTS_DIR = Path(__file__).resolve().parent
 if str(TESTS_DIR) not in sys.path:
     sys.path.insert(0, str(TESTS_DIR))
 
-import refdecoder  # noqa: E402
 from helpers import ConformanceMissing, load_cases  # noqa: E402
 
 try:  # keep property tests reproducible-ish and free of on-disk state
@@ -116,12 +115,6 @@ def positive_jelly(request):
 @pytest.fixture
 def valid_jelly(request):
     return _unwrap(request)
-
-
-@pytest.fixture(scope="session")
-def pb2():
-    """The ``rdf_pb2``-like module compiled from proto/*.proto (independent oracle)."""
-    return refdecoder.load_pb2()
 
 
 def import_jelly():

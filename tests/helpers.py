@@ -1,5 +1,6 @@
 """Shared helpers of the test suite: paths, the official conformance suite and its manifests,
 running the command line, and the neutral term conversions between jelly and the oracles.
+The random-data generator of the property tests is in ``strategies.py``.
 
 Test modules import what they need from here (``from helpers import ...``); ``conftest.py``
 only wires these into pytest (fixtures and parametrization).  The independent decoders that
@@ -172,8 +173,10 @@ def to_jelly(t):
 
 
 def from_jelly(x):
-    """A jelly term as a neutral term."""
+    """A jelly term as a neutral term (a statement tuple term by term)."""
     import jelly
+    if type(x) is tuple:
+        return tuple(from_jelly(t) for t in x)
     if type(x) is jelly.IRI:
         return ("I", x.value)
     if type(x) is jelly.BlankNode:

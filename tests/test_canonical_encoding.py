@@ -7,7 +7,8 @@ import pytest
 
 import jelly
 from jelly import BlankNode, DEFAULT_GRAPH, IRI, Literal, Triple
-from refdecoder import load_pb2, split_frames
+from oracle.jelly_rdf import load_pb2
+from oracle.wire import split_frames
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
 

@@ -20,7 +20,7 @@ import pytest
 import helpers
 import jelly
 import jelly.cli as cli
-import refdecoder as rd
+from oracle import jelly_rdf as rd, ntriples as ntr, terms as neutral, wire
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:rdflib")
 
@@ -77,13 +77,13 @@ def inspect_json(path) -> dict:
 
 
 def nq_statements(data: bytes) -> list:
-    return sorted(rd.stmt_to_nt(st) for st in rd.parse_nquads(data))
+    return sorted(ntr.stmt_to_nt(st) for st in ntr.parse_nquads(data))
 
 
 def same_statements(a: bytes, b: bytes) -> bool:
-    import isomorphism as iso
-    return iso.unordered_isomorphic([rd.nq_shape(s) for s in rd.parse_nquads(a)],
-                                    [rd.nq_shape(s) for s in rd.parse_nquads(b)])
+    from oracle import isomorphism as iso
+    return iso.unordered_isomorphic([neutral.nq_shape(s) for s in ntr.parse_nquads(a)],
+                                    [neutral.nq_shape(s) for s in ntr.parse_nquads(b)])
 
 
 # ------------------------------------------------------------------------------------------------
@@ -539,7 +539,7 @@ def test_stdout_is_flushed_per_frame(tmp_path):
         ready, _, _ = select.select([proc.stdout], [], [], 60)
         assert ready, "no output before the input ended"
         first = os.read(proc.stdout.fileno(), 1 << 16)
-        frames = rd.split_frames(first)
+        frames = wire.split_frames(first)
         assert len(frames) == 1
         proc.stdin.write(b'<http://e/s> <http://e/p> "2" .\n')
         proc.stdin.close()

@@ -9,7 +9,7 @@
 * ``test_iso_*``: unit tests of the isomorphism helpers.
 
 Expected values come from the suite's files only, read with the tests' own N-Quads reader
-(refdecoder.parse_nquads) and decoded with the tests' own reference decoder.
+(``oracle.ntriples``) and decoded with the tests' own reference decoder.
 """
 
 from __future__ import annotations
@@ -23,9 +23,8 @@ from pathlib import Path
 import pytest
 
 import helpers
-import isomorphism as iso
-import refdecoder as rd
-from refdecoder import nq_shape
+from oracle import isomorphism as iso, jelly_rdf as rd, ntriples as ntr, terms as neutral
+from oracle.terms import nq_shape
 
 CLI_TIMEOUT = 120
 
@@ -35,7 +34,7 @@ CLI_TIMEOUT = 120
 # --------------------------------------------------------------------------------------
 
 def expected_frames(case):
-    return [rd.parse_nquads_file(p) for p in case.result]
+    return [ntr.parse_nquads_file(p) for p in case.result]
 
 
 def input_frames(case):
@@ -69,12 +68,12 @@ def compare_frames(got, expected, what):
     for i, (g, e) in enumerate(zip(got, expected)):
         why = iso.ordered_mismatch(g, e)
         assert why is None, f"{what}: frame {i}: {why}\n got: " + \
-            "\n      ".join(rd.stmt_to_nt(s) for s in g) + "\n expected: " + \
-            "\n      ".join(rd.stmt_to_nt(s) for s in e)
+            "\n      ".join(ntr.stmt_to_nt(s) for s in g) + "\n expected: " + \
+            "\n      ".join(ntr.stmt_to_nt(s) for s in e)
 
 
 def frames_of_message_log(data: bytes):
-    return rd.split_messages(rd.parse_nquads(data, messages=True))
+    return ntr.split_messages(ntr.parse_nquads(data, messages=True))
 
 
 def run_cli(args, cwd):
@@ -100,7 +99,7 @@ def check_to_jelly_output(case, out_path: Path, inputs, opts_path: Path):
     assert options is not None, f"{case.id}: no options in output"
     assert options.key() == want.key(), \
         f"{case.id}: options differ:\n got      {options}\n expected {want}"
-    compare_frames(frames, [rd.parse_nquads_file(p) for p in inputs], case.id)
+    compare_frames(frames, [ntr.parse_nquads_file(p) for p in inputs], case.id)
 
 
 # --------------------------------------------------------------------------------------
@@ -178,10 +177,10 @@ def test_api_from_jelly(from_jelly_case, jelly):
     if case.positive:
         frames = list(jelly.parse_frames(str(path)))
         assert [f.index for f in frames] == list(range(len(frames)))
-        got = [[rd.from_jelly(s) for s in f.statements] for f in frames]
+        got = [[helpers.from_jelly(s) for s in f.statements] for f in frames]
         compare_frames(got, expected_frames(case), case.id)
         # parse() yields the same statements, flattened
-        flat = [rd.from_jelly(s) for s in jelly.parse(path.read_bytes())]
+        flat = [helpers.from_jelly(s) for s in jelly.parse(path.read_bytes())]
         assert flat == [s for f in got for s in f]
     else:
         with pytest.raises(jelly.JellyError):
@@ -236,8 +235,8 @@ def test_to_jelly_output_readable_by_jelly(to_jelly_case, jelly, tmp_path):
     out = tmp_path / "out.jelly"
     code, err = _cli_main(jelly, ["convert", log, out, "--options-from", opts])
     assert code == 0, err
-    frames = [[rd.from_jelly(s) for s in f.statements] for f in jelly.parse_frames(str(out))]
-    compare_frames(frames, [rd.parse_nquads_file(p) for p in inputs], case.id)
+    frames = [[helpers.from_jelly(s) for s in f.statements] for f in jelly.parse_frames(str(out))]
+    compare_frames(frames, [ntr.parse_nquads_file(p) for p in inputs], case.id)
     o = jelly.read_options(str(out))
     want = rd.read_options(opts.read_bytes())
     assert (int(o.physical_type), int(o.logical_type), bool(o.generalized_statements),
@@ -281,7 +280,7 @@ def test_oracle_to_jelly_expected(to_jelly_case):
         return
     options, frames = rd.decode(case.result[0].read_bytes())
     assert options.key() == want.key()
-    compare_frames(frames, [rd.parse_nquads_file(p) for p in inputs], case.id)
+    compare_frames(frames, [ntr.parse_nquads_file(p) for p in inputs], case.id)
 
 
 def _rdflib_statements(path: Path):
@@ -297,7 +296,7 @@ def _rdflib_statements(path: Path):
             if isinstance(t, rdflib.BNode):
                 return ("B", str(t))
             dt = str(t.datatype) if t.datatype is not None else None
-            if dt == rd.XSD_STRING:
+            if dt == neutral.XSD_STRING:
                 dt = None
             return ("L", str(t), t.language, dt)
         st = (conv(s), conv(p), conv(o))
@@ -319,7 +318,7 @@ def test_oracle_ntriples_reader_agrees_with_rdflib(monkeypatch):
         if "star" in case.id or "generalized" in case.id:
             continue
         for p in files:
-            ours = rd.parse_nquads_file(p)
+            ours = ntr.parse_nquads_file(p)
             try:
                 theirs = _rdflib_statements(p)
             except rdflib.exceptions.ParserError:
@@ -329,117 +328,3 @@ def test_oracle_ntriples_reader_agrees_with_rdflib(monkeypatch):
             assert iso.unordered_isomorphic(set(ours), set(theirs)), p
             checked += 1
     assert checked > 100
-
-
-# --------------------------------------------------------------------------------------
-# N-Quads reader and isomorphism unit tests
-# --------------------------------------------------------------------------------------
-
-def test_nquads_reader_terms():
-    text = (
-        '<http://a/s> <http://a/p> "x\\ty\\u00e9\\U0001F600\\"" .\n'
-        '_:b1 <http://a/p> "5"^^<http://www.w3.org/2001/XMLSchema#integer> <http://g> .\n'
-        '_:b.1 <http://a/p> "s"^^<http://www.w3.org/2001/XMLSchema#string> _:g .\n'
-        '# a comment\n'
-        '<< _:x <http://a/p> "v"@en-GB >> <http://a/q> << <http://a/s> "l" _:y >> .\n'
-        '"lit" _:p "o" "g" .'
-    )
-    got = rd.parse_nquads(text)
-    assert got == [
-        (("I", "http://a/s"), ("I", "http://a/p"), ("L", 'x\tyé\U0001F600"', None, None)),
-        (("B", "b1"), ("I", "http://a/p"),
-         ("L", "5", None, "http://www.w3.org/2001/XMLSchema#integer"), ("I", "http://g")),
-        (("B", "b.1"), ("I", "http://a/p"), ("L", "s", None, None), ("B", "g")),
-        (("T", ("B", "x"), ("I", "http://a/p"), ("L", "v", "en-GB", None)), ("I", "http://a/q"),
-         ("T", ("I", "http://a/s"), ("L", "l", None, None), ("B", "y"))),
-        (("L", "lit", None, None), ("B", "p"), ("L", "o", None, None), ("L", "g", None, None)),
-    ]
-    with pytest.raises(rd.NTSyntaxError):
-        rd.parse_nquads('<http://a> <http://b> "x" ')
-    with pytest.raises(rd.NTSyntaxError):
-        rd.parse_nquads('<http://a> <http://b> .')
-    msgs = rd.parse_nquads("# @message\n# @message\n<http://a> <http://b> <http://c> .\n",
-                           messages=True)
-    assert rd.split_messages(msgs) == [[], [(("I", "http://a"), ("I", "http://b"),
-                                            ("I", "http://c"))]]
-
-
-def _b(x):
-    return ("B", x)
-
-
-def _i(x):
-    return ("I", "http://ex/" + x)
-
-
-def test_iso_ordered_basic():
-    a = [(_b("x"), _i("p"), _b("y")), (_b("y"), _i("p"), _b("x"))]
-    b = [(_b("1"), _i("p"), _b("2")), (_b("2"), _i("p"), _b("1"))]
-    assert iso.ordered_isomorphic(a, b)
-    assert iso.ordered_isomorphic([], [])
-    # consistent bijection across statements
-    c = [(_b("1"), _i("p"), _b("2")), (_b("1"), _i("p"), _b("2"))]
-    assert not iso.ordered_isomorphic(a, c)
-    # not a bijection: two labels onto one
-    d = [(_b("x"), _i("p"), _b("y"))]
-    e = [(_b("z"), _i("p"), _b("z"))]
-    assert not iso.ordered_isomorphic(d, e)
-    assert not iso.ordered_isomorphic(e, d)
-    # order matters
-    f = [(_i("a"), _i("p"), _i("b")), (_i("c"), _i("p"), _i("d"))]
-    assert not iso.ordered_isomorphic(f, f[::-1])
-    assert iso.unordered_isomorphic(f, f[::-1])
-    # length differs
-    assert not iso.ordered_isomorphic(f, f[:1])
-    assert not iso.ordered_isomorphic(f[:1], f)
-    # bnode vs IRI, literal details
-    assert not iso.ordered_isomorphic([(_b("x"), _i("p"), _i("o"))],
-                                      [(_i("x"), _i("p"), _i("o"))])
-    assert not iso.ordered_isomorphic([(_i("s"), _i("p"), ("L", "v", "en", None))],
-                                      [(_i("s"), _i("p"), ("L", "v", "de", None))])
-    assert not iso.ordered_isomorphic([(_i("s"), _i("p"), ("L", "v", None, None))],
-                                      [(_i("s"), _i("p"), ("L", "v", None, "http://dt"))])
-
-
-def test_iso_quoted_and_graph():
-    a = [(("T", _b("x"), _i("p"), _b("y")), _i("q"), _b("x"), _b("g")),
-         (_b("g"), _i("p"), _b("y"), ("D",))]
-    b = [(("T", _b("1"), _i("p"), _b("2")), _i("q"), _b("1"), _b("3")),
-         (_b("3"), _i("p"), _b("2"), ("D",))]
-    assert iso.ordered_isomorphic(a, b)
-    c = [(("T", _b("1"), _i("p"), _b("2")), _i("q"), _b("2"), _b("3")),
-         (_b("3"), _i("p"), _b("2"), ("D",))]
-    assert not iso.ordered_isomorphic(a, c)
-    d = [(("T", _b("1"), _i("p"), _b("2")), _i("q"), _b("1"), _b("3")),
-         (_b("3"), _i("p"), _b("2"), _i("g"))]
-    assert not iso.ordered_isomorphic(a, d)
-    # a failed statement match must not leave half a binding behind
-    assert iso.ordered_mismatch(a, c) is not None
-    # triple vs quad
-    assert not iso.ordered_isomorphic([(_i("s"), _i("p"), _i("o"))],
-                                      [(_i("s"), _i("p"), _i("o"), ("D",))])
-
-
-def test_iso_unordered():
-    a = [(_b("a"), _i("p"), _b("b")), (_b("b"), _i("p"), _b("c")), (_b("c"), _i("p"), _b("a"))]
-    b = [(_b("3"), _i("p"), _b("1")), (_b("1"), _i("p"), _b("2")), (_b("2"), _i("p"), _b("3"))]
-    assert iso.unordered_isomorphic(a, b)
-    # a 3-cycle is not two nodes with a 2-cycle plus a self loop
-    c = [(_b("1"), _i("p"), _b("2")), (_b("2"), _i("p"), _b("1")), (_b("3"), _i("p"), _b("3"))]
-    assert not iso.unordered_isomorphic(a, c)
-    # needs backtracking: first choice for the first statement is wrong
-    d = [(_b("x"), _i("p"), _b("y")), (_b("x"), _i("q"), _i("o"))]
-    e = [(_b("2"), _i("p"), _b("3")), (_b("1"), _i("p"), _b("4")), ]
-    assert not iso.unordered_isomorphic(d, e)
-    f = [(_b("1"), _i("p"), _b("4")), (_b("9"), _i("p"), _b("3")), (_b("1"), _i("q"), _i("o"))]
-    g = [(_b("x"), _i("p"), _b("y")), (_b("z"), _i("p"), _b("w")), (_b("z"), _i("q"), _i("o"))]
-    assert iso.unordered_isomorphic(f, g)
-    assert not iso.unordered_isomorphic(f, g[:2] + [(_b("z"), _i("q"), _i("x"))])
-    # the first candidate for the first statement is a dead end
-    h = [(_b("a"), _i("p"), _b("b")), (_b("b"), _i("p"), _b("c"))]
-    k = [(_b("2"), _i("p"), _b("3")), (_b("1"), _i("p"), _b("2"))]
-    assert iso.unordered_isomorphic(h, k)
-    assert not iso.ordered_isomorphic(h, k)
-    # multiset: duplicates count
-    assert not iso.unordered_isomorphic([(_i("s"), _i("p"), _i("o"))] * 2,
-                                        [(_i("s"), _i("p"), _i("o"))])

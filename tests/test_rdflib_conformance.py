@@ -28,8 +28,7 @@ import pytest
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:rdflib")
 
 import helpers
-import isomorphism as iso
-import refdecoder as rd
+from oracle import isomorphism as iso, jelly_rdf as rd, ntriples as ntr, terms as neutral
 
 import jelly
 import jelly.rdflib  # noqa: F401 - registers format="jelly" as ours
@@ -108,7 +107,7 @@ def to_rdflib(statements, physical: str):
     ds = Dataset()
     for st in statements:
         s, p, o = (rdflib_term(t, bnodes) for t in st[:3])
-        if len(st) == 3 or st[3] == rd.DEFAULT_GRAPH:
+        if len(st) == 3 or st[3] == neutral.DEFAULT_GRAPH:
             ds.add((s, p, o))
         else:
             if st[3][0] == "L":
@@ -118,10 +117,10 @@ def to_rdflib(statements, physical: str):
 
 
 def assert_same(got: set, expected, what: str) -> None:
-    expected = set(rd.nq_shape(st) for st in expected)
+    expected = set(neutral.nq_shape(st) for st in expected)
     assert iso.unordered_isomorphic(list(got), list(expected)), (
-        f"{what}: not isomorphic\n got: " + "\n      ".join(sorted(map(rd.stmt_to_nt, got)))
-        + "\n expected: " + "\n      ".join(sorted(map(rd.stmt_to_nt, expected))))
+        f"{what}: not isomorphic\n got: " + "\n      ".join(sorted(map(ntr.stmt_to_nt, got)))
+        + "\n expected: " + "\n      ".join(sorted(map(ntr.stmt_to_nt, expected))))
 
 
 # --------------------------------------------------------------------------------------------
@@ -133,7 +132,7 @@ def category(case) -> str:
 
 
 def expected_frames(case):
-    return [rd.parse_nquads_file(p) for p in case.result]
+    return [ntr.parse_nquads_file(p) for p in case.result]
 
 
 def run_from_jelly(case) -> str:
@@ -184,7 +183,7 @@ def run_to_jelly(case, tmp_path) -> str:
         max_prefix_table_size=ref.max_prefix_table_size,
         max_datatype_table_size=ref.max_datatype_table_size)
     physical = case.physical
-    frames = [rd.parse_nquads_file(p) for p in inputs]
+    frames = [ntr.parse_nquads_file(p) for p in inputs]
     if any(_has_quoted(st) for f in frames for st in f):
         return "n/a"   # nothing rdflib could have been given
     try:
@@ -210,7 +209,7 @@ def run_to_jelly(case, tmp_path) -> str:
     assert len(got_frames) == len(frames), \
         f"{case.id}: {len(got_frames)} frames, expected {len(frames)}"
     for i, (g, e) in enumerate(zip(got_frames, frames)):
-        assert_same({rd.nq_shape(st) for st in g}, e, f"{case.id} frame {i}")
+        assert_same({neutral.nq_shape(st) for st in g}, e, f"{case.id} frame {i}")
     # and rdflib reads it back to the same graphs
     back = list(parse_grouped(str(out)))
     for i, (g, e) in enumerate(zip(back, frames)):

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import helpers
-import isomorphism as iso
+from oracle import isomorphism as iso
 import jelly
 import jelly.rdflib
 from jelly.rdflib import parse_grouped, serialize, serialize_grouped

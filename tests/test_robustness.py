@@ -10,7 +10,7 @@
 
 Expected frames come from parsing the whole file (checked against the reference decoder
 here too) and from the byte offsets of the delimited frames, computed independently by
-refdecoder.split_frames.
+wire.split_frames.
 """
 
 from __future__ import annotations
@@ -25,8 +25,7 @@ import threading
 import pytest
 
 import helpers
-import isomorphism as iso
-import refdecoder as rd
+from oracle import isomorphism as iso, jelly_rdf as rd, wire
 
 
 # --------------------------------------------------------------------------------------
@@ -36,8 +35,8 @@ import refdecoder as rd
 def frame_key(frame):
     """A comparable summary of a jelly frame (statements, namespaces, metadata)."""
     return (frame.index,
-            tuple(rd.from_jelly(s) for s in frame.statements),
-            tuple((n, rd.from_jelly(v)) for n, v in frame.namespaces),
+            tuple(helpers.from_jelly(s) for s in frame.statements),
+            tuple((n, helpers.from_jelly(v)) for n, v in frame.namespaces),
             tuple(sorted(dict(frame.metadata).items())))
 
 
@@ -57,7 +56,7 @@ def frame_ends(data: bytes):
     """End offsets of the delimited frames (independent of jelly)."""
     ends, pos = [], 0
     while pos < len(data):
-        n, pos = rd.read_varint(data, pos)
+        n, pos = wire.read_varint(data, pos)
         pos += n
         ends.append(pos)
     assert pos == len(data)
@@ -173,7 +172,7 @@ def test_truncation_every_byte(jelly):
     for cid, data in files:
         full, err = collect(jelly, data)
         assert err is None, f"{cid}: {err}"
-        if not rd.is_delimited(data):
+        if not wire.is_delimited(data):
             # A single non-delimited frame: a prefix may happen to be a valid (shorter)
             # frame; then its statements are a prefix of the whole frame's statements, and
             # anything accepted must be what the oracle reads from the same bytes.

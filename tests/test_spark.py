@@ -21,7 +21,7 @@ from jelly import DEFAULT_GRAPH, BlankNode, IRI, Literal, Triple
 from jelly.spark import _arrow, _fs
 from jelly.spark._options import ReadOptions, WriteOptions
 
-import refdecoder
+from oracle import wire
 
 EX = "http://example.org/"
 XSD = "http://www.w3.org/2001/XMLSchema#"
@@ -451,7 +451,7 @@ def test_shared_lookup_stream(spark, files, physical):
     core = []
     for name in {r["stream"] for r in rows}:
         frames = sorted((r for r in rows if r["stream"] == name), key=lambda r: r["seq"])
-        data = b"".join(refdecoder.enc_varint(len(r["frame"])) + bytes(r["frame"])
+        data = b"".join(wire.enc_varint(len(r["frame"])) + bytes(r["frame"])
                         for r in frames)
         core += core_rows(data)
     assert sorted(core, key=key) == got
@@ -462,7 +462,7 @@ def test_decode_stream_of_a_core_file(spark, files):
     import io
     src = files["graphs"]
     with open(src, "rb") as f:
-        frames = refdecoder.split_frames(f.read())
+        frames = wire.split_frames(f.read())
     rows = [("sensor-1", i, frame) for i, frame in enumerate(frames)]
     df = spark.createDataFrame(random.Random(2).sample(rows, len(rows)),
                                "key string, offset long, value binary")

@@ -10,7 +10,7 @@
 (b) Mutated inputs (seeded byte flips / inserts / deletes): both agree, or jelly raises
     JellyError where the reference decoder's verdict allows it.
 
-The verdict of the reference decoder (lenient mode, see refdecoder's docstring):
+The verdict of the reference decoder (lenient mode, see ``oracle.jelly_rdf``):
 * hard error            -> jelly must raise JellyError
 * optional error        -> jelly may do anything but crash (JellyError or a result)
 * accepted with warnings-> jelly raises JellyError or gives the reference's result
@@ -26,8 +26,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import helpers
-import isomorphism as iso
-import refdecoder as rd
+from oracle import isomorphism as iso, jelly_rdf as rd, ntriples as ntr, terms as neutral, wire
 
 PB = rd.load_pb2()
 FD = PB.RdfIri.DESCRIPTOR.fields[0].__class__  # FieldDescriptor class (for type constants)
@@ -96,7 +95,7 @@ def pb_to_model(msg) -> Msg:
 def varint(v: int, length: int = 0) -> bytes:
     """Varint of v, padded with redundant continuation bytes to `length` bytes if longer."""
     assert 0 <= v < 1 << 64
-    out = bytearray(rd.enc_varint(v))
+    out = bytearray(wire.enc_varint(v))
     if length > len(out):
         out[-1] |= 0x80
         out.extend(b"\x80" * (length - len(out) - 1))
@@ -623,13 +622,13 @@ def compare_result(jelly, ref, frames, data, where):
         if jf.index != rf.index:
             raise Disagreement(f"frame index {jf.index} != {rf.index}{where}")
         try:
-            got = [rd.from_jelly(s) for s in jf.statements]
+            got = [helpers.from_jelly(s) for s in jf.statements]
         except TypeError as e:
             raise Disagreement(f"bad term from jelly: {e}{where}") from e
         why = iso.ordered_mismatch(got, rf.statements)
         if why:
             raise Disagreement(f"frame {rf.index}: {why}{where}")
-        ns = [(n, rd.from_jelly(v)) for n, v in jf.namespaces]
+        ns = [(n, helpers.from_jelly(v)) for n, v in jf.namespaces]
         if ns != rf.namespaces:
             raise Disagreement(f"frame {rf.index}: namespaces {ns} != {rf.namespaces}{where}")
         if dict(jf.metadata) != rf.metadata:
@@ -673,7 +672,7 @@ def test_conformance_files_wire_variants(liberty, jelly):
     for cid, path in files:
         data = path.read_bytes()
         ref = rd.decode_full(data)
-        frames = [PB.RdfStreamFrame.FromString(p) for p in rd.split_frames(data)]
+        frames = [PB.RdfStreamFrame.FromString(p) for p in wire.split_frames(data)]
         for rep in range(3):
             flags = ALL_LIBERTIES if liberty == "all" else {liberty: True}
             em = Variant(rng, **flags)
@@ -691,7 +690,7 @@ def test_unknown_groups(jelly):
     rng = random.Random(34)
     for cid, path in files[::4]:
         data = path.read_bytes()
-        frames = [PB.RdfStreamFrame.FromString(p) for p in rd.split_frames(data)]
+        frames = [PB.RdfStreamFrame.FromString(p) for p in wire.split_frames(data)]
         em = Variant(rng, unknown=True, groups=True)
         check_agreement(jelly, frames_to_bytes(frames, em), f"{cid} groups")
 
@@ -1043,7 +1042,7 @@ def test_cli_jelly_to_nquads_random(seed, jelly, tmp_path_factory):
         if code != 0:
             assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
         return
-    representable = all(rd.nt_representable(term) for f in ref.frames
+    representable = all(ntr.nt_representable(term) for f in ref.frames
                         for s in f.statements for term in s)
     if code != 0 and not representable:
         # A blank node label or language tag N-Triples cannot carry as it is: relabelling
@@ -1053,10 +1052,10 @@ def test_cli_jelly_to_nquads_random(seed, jelly, tmp_path_factory):
     assert code == 0, f"exit {code}: {err}\ninput {data.hex()}"
     text = out.read_bytes()
     try:
-        frames = rd.split_messages(rd.parse_nquads(text, messages=True))
-    except rd.NTSyntaxError as e:
+        frames = ntr.split_messages(ntr.parse_nquads(text, messages=True))
+    except ntr.NTSyntaxError as e:
         raise Disagreement(f"jelly wrote invalid N-Quads: {e}\ninput {data.hex()}") from e
-    want = [[rd.nq_shape(s) for s in f] for f in ref.statement_frames]
+    want = [[neutral.nq_shape(s) for s in f] for f in ref.statement_frames]
     assert len(frames) == len(want), f"{len(frames)} messages, {len(want)} frames; {data.hex()}"
     for i, (g, w) in enumerate(zip(frames, want)):
         why = iso.ordered_mismatch(g, w)
@@ -1088,7 +1087,7 @@ class StatementGen:
                     if len(s) > {"s": 0, "p": 1, "o": 2, "g": 3}[pos]]
             if cand:
                 t = r.choice(cand)
-                if t != rd.DEFAULT_GRAPH or pos == "g":
+                if t != neutral.DEFAULT_GRAPH or pos == "g":
                     return t
         kinds = {"s": ["I", "B"] + (["L"] if self.gen else []),
                  "p": ["I", "I"] + (["B", "L"] if self.gen else []),
@@ -1103,7 +1102,7 @@ class StatementGen:
         if k == "B":
             return ("B", r.choice(NT_BNODES))
         if k == "D":
-            return rd.DEFAULT_GRAPH
+            return neutral.DEFAULT_GRAPH
         if k == "L":
             c = r.random()
             lex = r.choice(LEX)
@@ -1155,7 +1154,7 @@ def test_cli_nquads_to_jelly_random(seed, jelly, tmp_path_factory):
         for f in frames:
             fh.write("# @message\n")
             for s in f:
-                fh.write(rd.stmt_to_nt(s) + "\n")
+                fh.write(ntr.stmt_to_nt(s) + "\n")
     out = tmp / "out.jelly"
     code, err = _cli(["convert", log, out, "--options-from", tmp / "stream_options.jelly"])
     # One statement row needs all its lookup entries at once: a statement with more
@@ -1180,7 +1179,7 @@ def test_cli_nquads_to_jelly_random(seed, jelly, tmp_path_factory):
     assert options.key() == want_key
     assert len(got) == len(frames), f"{len(got)} frames written for {len(frames)} messages"
     for i, (gf, wf) in enumerate(zip(got, frames)):
-        why = iso.ordered_mismatch([rd.nq_shape(s) for s in gf], [rd.nq_shape(s) for s in wf])
+        why = iso.ordered_mismatch([neutral.nq_shape(s) for s in gf], [neutral.nq_shape(s) for s in wf])
         assert why is None, f"frame {i}: {why}\noptions {opts}\nlog:\n{log.read_text()}"
 
 
@@ -1241,13 +1240,13 @@ def test_cli_never_writes_invalid_nquads(case, jelly, tmp_path):
         return
     text = out.read_bytes()
     try:
-        frames = rd.split_messages(rd.parse_nquads(text, messages=True))
-    except rd.NTSyntaxError as e:
+        frames = ntr.split_messages(ntr.parse_nquads(text, messages=True))
+    except ntr.NTSyntaxError as e:
         pytest.fail(f"invalid N-Quads written for valid input {data.hex()}: {e}\n{text!r}")
     assert [len(f) for f in frames] == [1], f"statements changed: {text!r}"
     if case.startswith("bnode"):
         got = frames[0][0]
-        want = rd.nq_shape(ref.frames[0].statements[0])
+        want = neutral.nq_shape(ref.frames[0].statements[0])
         assert got[0][0] == "B" and got[1:] == want[1:], (got, want)
 
 
@@ -1267,8 +1266,8 @@ def test_cli_keeps_distinct_blank_nodes_distinct(labels, jelly, tmp_path):
         return
     text = out.read_bytes()
     try:
-        frames = rd.split_messages(rd.parse_nquads(text, messages=True))
-    except rd.NTSyntaxError as e:
+        frames = ntr.split_messages(ntr.parse_nquads(text, messages=True))
+    except ntr.NTSyntaxError as e:
         pytest.fail(f"invalid N-Quads for {data.hex()}: {e}\n{text!r}")
     why = iso.ordered_mismatch(frames[0], ref.frames[0].statements) if len(frames) == 1 \
         else f"{len(frames)} frames"

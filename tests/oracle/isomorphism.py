@@ -1,4 +1,4 @@
-"""Blank-node isomorphism of statement lists, on the canonical term tuples of refdecoder.
+"""Blank-node isomorphism of statement lists, on the neutral term tuples of :mod:`oracle.terms`.
 
 Terms: ("I", iri), ("B", label), ("L", lex, lang, dt), ("T", s, p, o), ("D",).
 Statements: tuples of terms (3 or 4 long).
