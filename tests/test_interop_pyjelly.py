@@ -170,10 +170,10 @@ def drop_typed(statements):
 
 
 # --------------------------------------------------------------------------------------
-# conversions: neutral <-> jelly (shared with test_roundtrip), neutral <-> pyjelly
+# conversions: neutral <-> jelly (helpers), neutral <-> pyjelly
 # --------------------------------------------------------------------------------------
 
-from test_roundtrip import from_jelly, to_jelly  # noqa: E402
+from helpers import from_jelly, to_jelly  # noqa: E402
 
 def jelly_statements(statements):
     return [tuple(to_jelly(t) for t in st) for st in statements]
@@ -630,34 +630,37 @@ def test_relay_through_both(physical):
 
 
 # --------------------------------------------------------------------------------------
-# random streams (the generator of test_roundtrip), both ways
+# random streams (the generator shared with test_roundtrip), both ways
 # --------------------------------------------------------------------------------------
 
 from hypothesis import HealthCheck, assume, given, settings  # noqa: E402
 
-import test_roundtrip as rt  # noqa: E402
+import strategies  # noqa: E402
+from oracle.terms import walk  # noqa: E402
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
-@given(rt.scenario(max_statements=40))
+@given(strategies.scenario(max_statements=40))
 def test_random_streams_jelly_to_pyjelly(sc):
     try:
-        data = jelly.serialize(rt.jstatements(sc["statements"]), rows_per_frame=sc["rows_per_frame"],
-                               delimited=sc["delimited"], **rt.write_kwargs(sc))
+        data = jelly.serialize(strategies.jstatements(sc["statements"]),
+                               rows_per_frame=sc["rows_per_frame"], delimited=sc["delimited"],
+                               **strategies.write_kwargs(sc))
     except jelly.JellyEncodeError:
         assume(False)      # tables too small for a statement: test_roundtrip checks that case
-    assert_same(pyjelly_read(data), rt.expected_statements(sc["statements"], sc["physical"]))
+    assert_same(pyjelly_read(data),
+                strategies.expected_statements(sc["statements"], sc["physical"]))
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
-@given(rt.scenario(max_statements=40))
+@given(strategies.scenario(max_statements=40))
 def test_random_streams_pyjelly_to_jelly(sc):
-    want = rt.expected_statements(sc["statements"], sc["physical"])
+    want = strategies.expected_statements(sc["statements"], sc["physical"])
     # pyjelly writes a literal whose datatype IRI is "" as a simple literal (it tests the
     # datatype for truth), so that one corner is left out here; tables are large enough for
     # pyjelly's writer (see the module docstring)
-    assume(not any(t[0] == "L" and t[3] == "" for st in want for t in rt._walk(st)))
+    assume(not any(t[0] == "L" and t[3] == "" for st in want for t in walk(st)))
     data = pyjelly_write(want, sc["physical"], (256, 64, 16), rdf_star=sc["rdf_star"],
                          generalized=sc["generalized"], frame_size=sc["rows_per_frame"],
                          delimited=sc["delimited"] or not want)
-    assert_same(rt.decoded(jelly.parse(data)), want)
+    assert_same(strategies.decoded(jelly.parse(data)), want)
