@@ -228,7 +228,7 @@ def open_output(target: Output, *, compress: str | None = None) -> Iterator[Bina
         yield outer
         if outer is not stream:
             outer.close()         # writes the gzip trailer; the inner stream stays open
-        outer.flush() if not outer.closed else stream.flush()
+        stream.flush()
         if atomic is not None:
             atomic.commit()
 
