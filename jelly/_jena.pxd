@@ -65,6 +65,7 @@ cdef class JenaDecoder(WireReader):
     cdef public object base_iri         # the last base row (RDF Protobuf)
     cdef Py_ssize_t counts[6]
     cdef Py_ssize_t named               # statements in named graphs since the last take
+    cdef Py_ssize_t consumed            # stream offset after the last complete row
     cdef object last_s, last_p, last_o, last_g
     cdef list last_row
     # The term cache: terms by the bytes they were read from (kind, two strings).

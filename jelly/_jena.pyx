@@ -302,6 +302,7 @@ cdef class JenaDecoder(WireReader):
         except Exception as exc:
             raise self.locate(exc)
         finally:
+            self.consumed = offset + (p - self.base)
             if gc_was_enabled:
                 PyGC_Enable()
             PyBuffer_Release(&view)
@@ -338,6 +339,11 @@ cdef class JenaDecoder(WireReader):
     def named_graph_statements(self):
         """Statements in named graphs among those not yet taken."""
         return self.named
+
+    @property
+    def bytes_read(self):
+        """Bytes of the stream decoded so far (up to the end of the last complete row)."""
+        return self.consumed
 
     @property
     def rows_read(self):

@@ -76,6 +76,13 @@ def _add_writer_options(p: argparse.ArgumentParser) -> None:
                    const=True, help="allow generalized statements")
     g.add_argument("--single-frame", action="store_true",
                    help="write one non-delimited frame instead of a delimited stream")
+    j = p.add_argument_group("RDF Thrift / RDF Protobuf output options")
+    j.add_argument("--values", action="store_true",
+                   help="write canonical xsd:integer, xsd:decimal and xsd:double literals as "
+                        "value forms (valInteger, valDecimal, valDouble)")
+    j.add_argument("--prefix-names", action="store_true",
+                   help="write IRIs in declared namespaces as prefixed names (as Jena's RDF "
+                        "Thrift writer does)")
 
 
 def cmd_convert(args) -> int:
@@ -89,7 +96,8 @@ def cmd_convert(args) -> int:
         max_name_table_size=args.max_name_table_size,
         max_prefix_table_size=args.max_prefix_table_size,
         max_datatype_table_size=args.max_datatype_table_size, rdf_star=args.rdf_star,
-        generalized_statements=args.generalized_statements)
+        generalized_statements=args.generalized_statements, values=args.values,
+        prefix_names=args.prefix_names)
     if args.verbose:
         print(f"{result.statements} statements, {result.frames} frames", file=sys.stderr)
     return 0
@@ -98,11 +106,17 @@ def cmd_convert(args) -> int:
 # -- inspect / validate --------------------------------------------------------------------------
 
 def cmd_inspect(args) -> int:
-    report = inspect(args.file, per_frame=not args.summary)
+    report = inspect(args.file, per_frame=not args.summary, format=args.format)
     report = {"file": args.file, **report}
     if args.json:
         json.dump(report, sys.stdout, indent=2)
         print()
+        return 0
+    if report.get("format"):
+        # A format without frames (RDF Thrift, RDF Protobuf): its rows by kind.
+        print(f"file: {args.file} ({formats.get(report['format']).label})")
+        for k, v in report["totals"].items():
+            print(f"  {k}: {v}")
         return 0
     kind = "delimited" if report["delimited"] else "single frame"
     print(f"file: {args.file} ({kind}, {report['frames']} frames)")
@@ -139,8 +153,9 @@ def build_parser() -> argparse.ArgumentParser:
         "convert", help="convert between Jelly and other RDF formats",
         description="Convert between RDF formats: Jelly (.jelly), N-Triples / N-Quads (.nt, "
                     ".nq), Turtle (.ttl), TriG (.trig), RDF/XML (.rdf, .owl, .xml), JSON-LD "
-                    "(.jsonld, .json; .ndjsonld for one document per line) and N3 (.n3), any of "
-                    "them gzipped (.gz).  '-' is stdin / stdout.")
+                    "(.jsonld, .json; .ndjsonld for one document per line), N3 (.n3) and Jena's "
+                    "RDF Thrift (.rt, .trdf) and RDF Protobuf (.rpb), any of them gzipped "
+                    "(.gz).  '-' is stdin / stdout.")
     conv.add_argument("input")
     conv.add_argument("output")
     conv.add_argument("--from", dest="from_format", metavar="FORMAT",
@@ -159,6 +174,8 @@ def build_parser() -> argparse.ArgumentParser:
     insp.add_argument("file")
     insp.add_argument("--json", action="store_true", help="machine-readable output")
     insp.add_argument("--summary", action="store_true", help="totals only, no per-frame rows")
+    insp.add_argument("--format", metavar="FORMAT",
+                      help="format of the file (default: by its extension, else Jelly)")
     insp.set_defaults(func=cmd_inspect)
     val = sub.add_parser("validate", help="check a Jelly file strictly; exit status 0 or 1")
     val.add_argument("file")

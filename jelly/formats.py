@@ -45,6 +45,9 @@ class RdfFormat:
     writer: str | None = None
     #: Recognises the format from the first bytes of its content (or None).
     sniffer: Callable[[bytes], bool] | None = None
+    #: ``"module:callable"`` reporting on a stream for ``jelly inspect``:
+    #: ``inspector(source, per_frame=...)`` (None: the Jelly report of :mod:`jelly.inspect`).
+    inspector: str | None = None
 
     def load_reader(self) -> Callable[..., Any]:
         if self.reader is None:
@@ -55,6 +58,9 @@ class RdfFormat:
         if self.writer is None:
             raise JellyError(f"{self.label} cannot be written")
         return _load(self.writer)
+
+    def load_inspector(self) -> Callable[..., Any] | None:
+        return _load(self.inspector) if self.inspector is not None else None
 
     def __str__(self) -> str:
         return self.name
@@ -77,6 +83,12 @@ def _jelly_head(head: bytes) -> bool:
     while i < len(head) and head[i] & 0x80 and i < 9:
         i += 1
     return i + 1 < len(head) and head[i + 1] == 0x0A
+
+
+def _thrift_head(head: bytes) -> bool:
+    # RDF_StreamRow in the compact protocol: a struct header for field 1, 2 or 3 (prefixDecl,
+    # triple, quad), then the header of its first field: a string (prefix) or a struct (S).
+    return len(head) >= 2 and head[0] in (0x1C, 0x2C, 0x3C) and head[1] in (0x18, 0x1C)
 
 
 _REGISTRY: dict[str, RdfFormat] = {}
@@ -103,6 +115,18 @@ NQUADS = register(RdfFormat(
     "nq", "N-Quads", (".nq", ".nquads"), "application/n-quads", aliases=("nquads", "n-quads"),
     quads=True, messages=True,
     reader="jelly.convert:NQuadsSource", writer="jelly.convert:NQuadsSink"))
+# Jena's RDF Binary (jelly.jena), with Jena's names, extensions and media types.  RDF Protobuf
+# starts like a delimited Jelly stream (a length, then 0A), so it has no sniffer.
+RDF_THRIFT = register(RdfFormat(
+    "rdf-thrift", "RDF Thrift", (".rt", ".trdf"), "application/rdf+thrift",
+    aliases=("thrift", "rt", "trdf", "rdfthrift", "rdf_thrift"), binary=True, quads=True,
+    reader="jelly.jena:ThriftSource", writer="jelly.jena:ThriftSink", sniffer=_thrift_head,
+    inspector="jelly.jena:inspect_thrift"))
+RDF_PROTOBUF = register(RdfFormat(
+    "rdf-protobuf", "RDF Protobuf", (".rpb", ".pbrdf"), "application/rdf+protobuf",
+    aliases=("protobuf", "rpb", "pbrdf", "rdf-proto", "rdfpb", "rdf_pb"), binary=True,
+    quads=True, reader="jelly.jena:ProtobufSource", writer="jelly.jena:ProtobufSink",
+    inspector="jelly.jena:inspect_protobuf"))
 # Through rdflib (the only formats that import it).
 TURTLE = register(RdfFormat(
     "ttl", "Turtle", (".ttl", ".turtle"), "text/turtle", aliases=("turtle",), messages=True,

@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 from typing import TYPE_CHECKING, Any
 
+from . import formats as _formats
 from ._decoder import ROW_KINDS
 from .errors import JellyError
 from .options import LogicalStreamType, PhysicalStreamType, StreamOptions
@@ -31,10 +33,21 @@ def options_dict(o: StreamOptions) -> dict[str, Any]:
     }
 
 
-def inspect(source: Input, *, per_frame: bool = True) -> dict[str, Any]:
+def inspect(source: Input, *, per_frame: bool = True,
+            format: str | None = None) -> dict[str, Any]:
     """A report on a Jelly stream: whether it is delimited, its frames, options, and the rows
     of each kind (plus bytes and metadata entries) in total and, with ``per_frame``, per frame.
-    Concatenated streams are read as consecutive streams (``streams`` counts them)."""
+    Concatenated streams are read as consecutive streams (``streams`` counts them).
+
+    Another format (named by ``format``, or by the path's extension) reports through its
+    registry entry's inspector, in the same shape with a ``"format"`` key (for RDF Thrift and
+    RDF Protobuf: rows of each kind, no frames)."""
+    fmt = _formats.get(format, role="input") if format else \
+        _formats.for_path(source) if isinstance(source, (str, os.PathLike)) else None
+    inspector = fmt.load_inspector() if fmt is not None else None
+    if inspector is not None:
+        report: dict[str, Any] = inspector(source, per_frame=per_frame)
+        return report
     frames = []
     totals: dict[str, int] = dict.fromkeys(ROW_KINDS, 0)
     totals.update(bytes=0, metadata=0)
@@ -52,7 +65,7 @@ def inspect(source: Input, *, per_frame: bool = True) -> dict[str, Any]:
                             metadata=len(frame.metadata))
                 frames.append(rows)
         options = reader.options
-        report: dict[str, Any] = {
+        report = {
             "delimited": reader.delimited,
             "frames": reader.frame_count,
             "streams": streams,
