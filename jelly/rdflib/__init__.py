@@ -1,5 +1,7 @@
 """rdflib integration: ``Graph.parse(format="jelly")``, ``Graph.serialize(format="jelly")`` and
-streams of graphs and datasets (RDF messages).
+streams of graphs and datasets (RDF messages); Jena's RDF Thrift and RDF Protobuf for graphs
+(``format="rdf-thrift"`` / ``"rdf-protobuf"``) and SPARQL results (``format="srt"`` / ``"srp"``),
+see :mod:`jelly.rdflib.jena`.
 
 The plugins are registered with rdflib through entry points (``rdf.plugins.parser`` and
 ``rdf.plugins.serializer``, names ``jelly`` and ``application/x-jelly-rdf``), so rdflib finds
@@ -76,10 +78,31 @@ def register() -> None:
     from rdflib.serializer import Serializer
     import rdflib.util
 
+    from rdflib.query import ResultParser, ResultSerializer
+
     for name in FORMAT_NAMES:
         plugin.register(name, Parser, "jelly.rdflib.parser", "JellyParser")
         plugin.register(name, Serializer, "jelly.rdflib.serializer", "JellySerializer")
     rdflib.util.SUFFIX_FORMAT_MAP[SUFFIX] = "jelly"
+    # Jena's RDF Binary (the same names as the entry points in pyproject.toml).
+    for codec, label in (("thrift", "Thrift"), ("protobuf", "Protobuf")):
+        for name in _JENA_NAMES[codec]:
+            plugin.register(name, Parser, "jelly.rdflib.jena", f"Rdf{label}Parser")
+            plugin.register(name, Serializer, "jelly.rdflib.jena", f"Rdf{label}Serializer")
+        for name in _JENA_RESULT_NAMES[codec]:
+            plugin.register(name, ResultParser, "jelly.rdflib.jena", f"{label}ResultParser")
+            plugin.register(name, ResultSerializer, "jelly.rdflib.jena",
+                            f"{label}ResultSerializer")
+    for suffix, name in (("rt", "rdf-thrift"), ("trdf", "rdf-thrift"), ("rpb", "rdf-protobuf"),
+                         ("pbrdf", "rdf-protobuf")):
+        rdflib.util.SUFFIX_FORMAT_MAP[suffix] = name
+
+
+#: rdflib names of Jena's RDF Binary plugins (kept here so registering imports nothing).
+_JENA_NAMES = {"thrift": ("rdf-thrift", "application/rdf+thrift"),
+               "protobuf": ("rdf-protobuf", "application/rdf+protobuf")}
+_JENA_RESULT_NAMES = {"thrift": ("srt", "application/sparql-results+thrift"),
+                      "protobuf": ("srp", "application/sparql-results+protobuf")}
 
 
 register()
