@@ -157,8 +157,6 @@ cdef object decimal_value(str lex):
     v = int(ip + fp)
     if not -(1 << 63) <= v < (1 << 63):
         return None
-    if ip == "-0":
-        v = -v
     return (v, len(fp)) if decimal_lexical(v, len(fp)) == lex else None
 
 

@@ -1,0 +1,545 @@
+"""Jena's RDF Binary (RDF Thrift, RDF Protobuf) in jelly's core: round trips through jelly's own
+writer and reader, both ways through the independent oracle (upb and thriftpy2, see
+``oracle/jena.py``), value forms, result sets, clear errors, and robustness (truncated,
+mutated and streamed input gives statements or JellyError, nothing else).  Interop with Jena
+itself is in ``test_jena_interop.py``.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import math
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+import jelly
+import jelly.formats
+import jelly.jena as J
+from helpers import from_jelly, to_jelly
+from oracle import jena as oj
+from oracle.isomorphism import ordered_isomorphic
+from oracle.ntriples import nt_representable, parse_nquads
+from oracle.terms import norm_term, walk
+from strategies import D, scenario
+
+FORMATS = ("thrift", "protobuf")
+XSD = "http://www.w3.org/2001/XMLSchema#"
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+
+
+def expected(statements):
+    """What a reader gives for written statements: xsd:string as simple literals, the default
+    graph as a triple."""
+    out = []
+    for s in statements:
+        s = tuple(norm_term(t) for t in s)
+        out.append(s[:3] if len(s) == 3 or s[3] == D else s)
+    return out
+
+
+def rows_of(statements, namespaces=()):
+    """The rows a plain writer (no values, prefixed names or REPEAT) writes for statements."""
+    rows = [("prefix", p, ns) for p, ns in namespaces]
+    for s in expected(statements):
+        rows.append(("triple",) + s if len(s) == 3 else ("quad",) + s)
+    return rows
+
+
+def neutral(statements):
+    return [from_jelly(s) for s in statements]
+
+
+def read(data, fmt, **kw):
+    return neutral(J.parse(data, format=fmt, **kw))
+
+
+# ------------------------------------------------------------------ round trips and oracles
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@SETTINGS
+@given(sc=scenario(), values=st.booleans(), repeat=st.booleans(), prefix_names=st.booleans())
+def test_round_trip(fmt, sc, values, repeat, prefix_names):
+    statements = sc["statements"]
+    namespaces = {"ex": "http://example.org/", "n": "http://example.org/ns#", "e": ""}
+    data = J.serialize([tuple(to_jelly(t) for t in s) for s in statements], format=fmt,
+                       namespaces=namespaces, values=values, repeat=repeat,
+                       prefix_names=prefix_names)
+    with J.Reader(data, format=fmt) as reader:
+        got = neutral(reader)
+        assert reader.namespaces == namespaces
+        counts = reader.row_counts
+    assert got == expected(statements)
+    assert counts["prefix"] == 3 and counts["triple"] + counts["quad"] == len(statements)
+    # the oracle reads the same
+    decode = oj.th_decode if fmt == "thrift" else oj.pb_decode
+    assert oj.resolve(decode(data))[0] == expected(statements)
+    # quads=True: every statement with its graph
+    assert read(data, fmt, quads=True) == [s if len(s) == 4 else s + (D,)
+                                           for s in expected(statements)]
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@SETTINGS
+@given(sc=scenario())
+def test_bytes_equal_the_oracles(fmt, sc):
+    """A plain writer writes exactly what upb / thriftpy2 write for the same rows."""
+    statements = sc["statements"]
+    ns = [("ex", "http://example.org/")]
+    data = J.serialize([tuple(to_jelly(t) for t in s) for s in statements], format=fmt,
+                       namespaces=dict(ns))
+    encode = oj.th_encode if fmt == "thrift" else oj.pb_encode
+    assert data == encode(rows_of(statements, ns))
+
+
+@st.composite
+def wire_rows(draw, protobuf):
+    """Rows with everything a writer may use: prefixed names (also for datatypes), REPEAT,
+    value forms, quads without a graph or with UNDEF, base rows (RDF Protobuf)."""
+    sc = draw(scenario())
+    prefixes = {"ex": "http://example.org/", "x": XSD, "": "urn:"}
+    rows = [("prefix", p, ns) for p, ns in prefixes.items()]
+    last = [None, None, None, None]
+
+    def term(t, top):
+        if t[0] == "I":
+            for p, ns in prefixes.items():
+                if t[1].startswith(ns) and draw(st.booleans()):
+                    return ("N", p, t[1][len(ns):])
+        if t[0] == "L" and t[3] is not None and t[3].startswith(XSD) and draw(st.booleans()):
+            return ("LP", t[1], "x", t[3][len(XSD):])
+        if t[0] == "T":
+            return ("T",) + tuple(term(x, False) for x in t[1:])
+        if top and draw(st.integers(0, 5)) == 0:
+            return draw(st.sampled_from([
+                ("VI", draw(st.integers(-(1 << 63), (1 << 63) - 1))),
+                ("VF", draw(st.floats(allow_nan=True, allow_infinity=True))),
+                ("VD", draw(st.integers(-(1 << 63), (1 << 63) - 1)), draw(st.integers(-40, 40)))]))
+        return t
+
+    for s in sc["statements"]:
+        s = list(s) + ([D] if len(s) == 3 else [])
+        out = []
+        for i, t in enumerate(s):
+            if i == 3:
+                out.append(None if t == D and draw(st.booleans()) else
+                           ("U",) if t == D and draw(st.booleans()) else
+                           None if t == D else term(t, True))
+            elif last[i] is not None and draw(st.integers(0, 3)) == 0:
+                out.append(("R",))
+            else:
+                out.append(term(t, True))
+        quad = s[3] != D or draw(st.booleans())
+        rows.append(("quad", *out) if quad else ("triple", *out[:3]))
+        last = [1, 1, 1, 1] if quad else [1, 1, 1, last[3]]
+        if protobuf and draw(st.integers(0, 9)) == 0:
+            rows.append(("base", draw(st.sampled_from(["http://base/", ""]))))
+    return rows
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@SETTINGS
+@given(data=st.data())
+def test_reads_what_the_oracle_writes(fmt, data):
+    rows = data.draw(wire_rows(fmt == "protobuf"))
+    encode = oj.th_encode if fmt == "thrift" else oj.pb_encode
+    wire = encode(rows)
+    statements, namespaces = oj.resolve(rows)
+    with J.Reader(wire, format=fmt) as reader:
+        got = neutral(reader)
+        assert reader.namespaces == dict(namespaces)
+        bases = [r[1] for r in rows if r[0] == "base"]
+        assert reader.base == (bases[-1] if bases else None)
+        assert reader.row_counts["base"] == len(bases)
+    assert got == statements
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@SETTINGS
+@given(sc=scenario(max_statements=12), values=st.booleans(), repeat=st.booleans(),
+       unbound=st.lists(st.booleans(), min_size=48, max_size=48))
+def test_result_sets(fmt, sc, values, repeat, unbound):
+    terms = [t for s in sc["statements"] for t in s if t != D]
+    width = 1 + len(terms) % 4
+    variables = [f"v{i}" for i in range(width)]
+    rows = [tuple(None if unbound[(r * width + i) % 48] else norm_term(terms[(r + i) % len(terms)])
+                  for i in range(width)) for r in range(len(terms) // 2)] if terms else []
+    data = J.write_results(None, variables, [tuple(None if t is None else to_jelly(t) for t in r)
+                                             for r in rows], format=fmt, values=values,
+                           repeat=repeat)
+    with J.read_results(data, format=fmt) as reader:
+        assert reader.variables == variables
+        got = [tuple(None if t is None else from_jelly(t) for t in r) for r in reader]
+    assert got == rows
+    decode = oj.th_decode_results if fmt == "thrift" else oj.pb_decode_results
+    ovars, orows = decode(data)
+    assert ovars == variables and oj.resolve_results(orows) == rows
+    if not values and not repeat:
+        encode = oj.th_encode_results if fmt == "thrift" else oj.pb_encode_results
+        assert data == encode(variables, rows)
+    # and what the oracle writes, with REPEAT
+    orows = [tuple(("R",) if r and i % 2 and r[i] == rows[k - 1][i] and rows[k - 1][i] is not None
+                   else t for i, t in enumerate(r)) if k else r for k, r in enumerate(rows)]
+    encode = oj.th_encode_results if fmt == "thrift" else oj.pb_encode_results
+    with J.read_results(encode(variables, orows), format=fmt) as reader:
+        assert [tuple(None if t is None else from_jelly(t) for t in r) for r in reader] == rows
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_empty_result_sets(fmt):
+    for variables, rows in (([], []), (["a"], []), ([], [(), ()])):
+        data = J.write_results(None, variables, rows, format=fmt)
+        with J.read_results(data, format=fmt) as reader:
+            assert reader.variables == variables
+            assert list(reader) == rows
+    with J.read_results(b"", format=fmt) as reader:
+        assert reader.variables == [] and list(reader) == []
+
+
+# ------------------------------------------------------------------ value forms
+
+INTEGERS = [(0, "0"), (-1, "-1"), (42, "42"), ((1 << 63) - 1, "9223372036854775807"),
+            (-(1 << 63), "-9223372036854775808")]
+DECIMALS = [(0, 0, "0"), (0, 5, "0"), (25, 1, "2.5"), (-5, 3, "-0.005"), (5, -2, "500"),
+            (100, 2, "1"), (-100, 3, "-0.1"), (123456, 2, "1234.56"), (7, 0, "7"),
+            (-(1 << 63), 0, "-9223372036854775808"), (10, 1, "1"), (1, 20, "0.00000000000000000001")]
+DOUBLES = [(1.0, "1.0E0"), (100.0, "1.0E2"), (0.001, "1.0E-3"), (2.5, "2.5E0"),
+           (-123.456, "-1.23456E2"), (1.5e300, "1.5E300"), (0.0, "0.0E0"), (-0.0, "-0.0E0"),
+           (math.inf, "INF"), (-math.inf, "-INF"), (math.nan, "NaN"), (5e-324, "5.0E-324"),
+           (0.1, "1.0E-1"), (1e16, "1.0E16"), (123456789012345678.0, "1.2345678901234568E17")]
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_value_forms_read_as_canonical_literals(fmt):
+    terms = [("VI", v) for v, _ in INTEGERS] + [("VD", v, s) for v, s, _ in DECIMALS] + \
+        [("VF", v) for v, _ in DOUBLES]
+    lexes = [("integer", x) for _, x in INTEGERS] + [("decimal", x) for *_, x in DECIMALS] + \
+        [("double", x) for _, x in DOUBLES]
+    rows = [("triple", ("I", "http://s"), ("I", "http://p"), t) for t in terms]
+    encode = oj.th_encode if fmt == "thrift" else oj.pb_encode
+    got = read(encode(rows), fmt)
+    assert [s[2] for s in got] == [("L", lex, None, XSD + dt) for dt, lex in lexes]
+    # the oracle's own canonical forms agree with the table
+    assert [s[2] for s in oj.resolve(rows)[0]] == [s[2] for s in got]
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_values_written_only_for_canonical_literals(fmt):
+    lits = [("1", "integer", True), ("01", "integer", False), ("+1", "integer", False),
+            ("-0", "integer", False), ("9223372036854775808", "integer", False),
+            ("٣", "integer", False), ("2.5", "decimal", True), ("2.50", "decimal", False),
+            ("3", "decimal", True), ("3.0", "decimal", False), ("-0.5", "decimal", True),
+            (".5", "decimal", False), ("1.0E2", "double", True), ("100", "double", False),
+            ("1e2", "double", False), ("INF", "double", True), ("NaN", "double", True),
+            ("inf", "double", False), ("1", "int", False)]
+    statements = [(jelly.IRI("http://s"), jelly.IRI("http://p"),
+                   jelly.Literal(lex, datatype=XSD + dt)) for lex, dt, _ in lits]
+    data = J.serialize(statements, format=fmt, values=True)
+    decode = oj.th_decode if fmt == "thrift" else oj.pb_decode
+    kinds = [r[3][0] for r in decode(data)]
+    assert kinds == [{"integer": "VI", "decimal": "VD", "double": "VF"}[dt] if value else "L"
+                     for _, dt, value in lits]
+    assert list(J.parse(data, format=fmt)) == statements      # nothing changed on the way
+
+
+def test_canonical_form_functions():
+    for v, lex in INTEGERS:
+        assert J.decimal_lexical(v, 0) == lex
+    for v, s, lex in DECIMALS:
+        assert J.decimal_lexical(v, s) == lex
+    for v, lex in DOUBLES:
+        assert J.double_lexical(v) == lex
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.floats(allow_nan=False, allow_infinity=False))
+def test_double_lexical_reads_back(v):
+    lex = J.double_lexical(v)
+    assert float(lex) == v and lex == oj.canonical_double(v)
+
+
+# ------------------------------------------------------------------ what is refused
+
+def _err(fmt, rows, match):
+    encode = oj.th_encode if fmt == "thrift" else oj.pb_encode
+    with pytest.raises(jelly.JellyError, match=match) as info:
+        read(encode(rows), fmt)
+    assert info.value.offset is not None and info.value.row is not None
+    return info.value
+
+
+S, P = ("I", "http://s"), ("I", "http://p")
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_clear_errors(fmt):
+    _err(fmt, [("triple", S, P, ("V", "x"))], r"variable \?x is not an RDF term")
+    _err(fmt, [("triple", S, P, ("A",))], "RDF_Term any is not an RDF term")
+    _err(fmt, [("triple", ("U",), P, S)], "UNDEF as the subject")
+    _err(fmt, [("triple", ("R",), P, S)], "REPEAT subject in the first statement")
+    _err(fmt, [("quad", S, P, S, ("R",))], "REPEAT graph in the first quad")
+    _err(fmt, [("triple", S, P, ("N", "ex", "a"))], "undeclared prefix 'ex'")
+    _err(fmt, [("triple", S, P, ("LP", "1", "x", "int"))], "undeclared prefix 'x'")
+    _err(fmt, [("triple", S, P, S), ("triple", S, P, ("T", ("R",), P, S))],
+         "REPEAT inside a triple term")
+    _err(fmt, [("triple", S, P, ("VD", 1, 5000))], "scale 5000 is beyond the limit")
+    _err(fmt, [("triple", S, P, ("L", "x", None, "http://www.w3.org/1999/02/22-rdf-syntax-"
+                                 "ns#langString"))], "langString literal without a language")
+    e = _err(fmt, [("triple", S, P, S), ("triple", S, P, ("V", "y"))], "variable")
+    assert e.row == 1
+    nested = S
+    for _ in range(70):
+        nested = ("T", nested, P, S)
+    _err(fmt, [("triple", S, P, nested)], "nested deeper than 64")
+    with pytest.raises(jelly.JellyError, match="not an RDF term"):
+        J.write_results(None, ["a"], [(jelly.DEFAULT_GRAPH,)], format=fmt)
+
+
+def test_protobuf_specific_errors():
+    P_ = oj.pb()
+    row = P_.RDF_StreamRow()
+    row.triple.S.iri.iri = "http://s"
+    row.triple.P.iri.iri = "http://p"
+    row.triple.O.literal.lex = "x"
+    row.triple.O.literal.langdir = "en--ltr"
+    data = row.SerializeToString()
+    with pytest.raises(jelly.JellyError, match="base direction"):
+        read(bytes([len(data)]) + data, "protobuf")
+    with pytest.raises(jelly.JellyError, match="RDF_StreamRow without a member"):
+        read(b"\x00", "protobuf")
+    row = P_.RDF_StreamRow()
+    row.triple.S.iri.iri = "http://s"
+    row.triple.O.iri.iri = "http://o"
+    data = row.SerializeToString()
+    with pytest.raises(jelly.JellyError, match="RDF_Triple without its predicate"):
+        read(bytes([len(data)]) + data, "protobuf")
+    with pytest.raises(jelly.JellyError, match="result row with 2 values for 1 variables"):
+        list(J.read_results(oj.pb_encode_results(["a"], [[("I", "x"), ("I", "y")]]),
+                            format="protobuf"))
+    # protobuf rules: a oneof's last member wins, repeated messages are merged
+    t = P_.RDF_Term()
+    t.iri.iri = "http://first"
+    t2 = P_.RDF_Term()
+    t2.bnode.label = "b"
+    t3 = P_.RDF_Term()
+    t3.literal.lex = "x"
+    t4 = P_.RDF_Term()
+    t4.literal.langtag = "en"
+    body = b"\x0a" + bytes([len(t.SerializeToString())]) + t.SerializeToString()
+    for x in (t2, t3, t4):
+        b = x.SerializeToString()
+        body += b"\x0a" + bytes([len(b)]) + b       # S four times: merged
+    tp = P_.RDF_Term()
+    tp.iri.iri = "http://p"
+    b = tp.SerializeToString()
+    body += b"\x12" + bytes([len(b)]) + b + b"\x1a\x04\x12\x02\x0a\x00"
+    row = b"\x12" + bytes([len(body)]) + body
+    assert P_.RDF_StreamRow.FromString(row).triple.S.literal.langtag == "en"
+    assert read(bytes([len(row)]) + row, "protobuf") == \
+        [(("L", "x", "en", None), ("I", "http://p"), ("B", ""))]
+
+
+def test_thrift_specific_errors():
+    T = oj.th()
+    # a union with two members
+    term = T.RDF_Term(iri=T.RDF_IRI(iri="http://a"), bnode=T.RDF_BNode(label="b"))
+    row = T.RDF_StreamRow(triple=T.RDF_Triple(term, term, term))
+    with pytest.raises(jelly.JellyError, match="more than one member"):
+        read(oj._th_write([row]), "thrift")
+    lit = T.RDF_Term(literal=T.RDF_Literal(lex="x", langtag="en", baseDirection="ltr"))
+    row = T.RDF_StreamRow(triple=T.RDF_Triple(term.__class__(iri=T.RDF_IRI(iri="s")),
+                                              T.RDF_Term(iri=T.RDF_IRI(iri="p")), lit))
+    with pytest.raises(jelly.JellyError, match="base direction"):
+        read(oj._th_write([row]), "thrift")
+    with pytest.raises(jelly.JellyError, match="without a member"):
+        read(b"\x00", "thrift")
+    with pytest.raises(jelly.JellyError, match="RDF_IRI|without its string"):
+        read(b"\x2c\x1c\x1c\x00\x00", "thrift")
+    with pytest.raises(jelly.JellyTruncatedError):
+        read(b"\x2c\x1c", "thrift")
+    with pytest.raises(jelly.JellyEncodeError, match="no base row"):
+        J.Writer(None, format="thrift", base="http://b")
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_limits(fmt):
+    rows = [("triple", S, P, ("L", "x" * 5000, None, None))]
+    encode = oj.th_encode if fmt == "thrift" else oj.pb_encode
+    data = encode(rows)
+    with pytest.raises(jelly.JellyLimitError):
+        read(data, fmt, limits=jelly.ReaderLimits(max_frame_size=1000))
+    with pytest.raises(jelly.JellyLimitError):
+        read(encode([("triple", S, P, ("T", ("T", S, P, S), P, S))]), fmt,
+             limits=jelly.ReaderLimits(max_quoted_depth=1))
+    assert len(read(data, fmt)) == 1
+
+
+# ------------------------------------------------------------------ robustness
+
+def _samples(fmt):
+    st_ = [(jelly.IRI("http://example.org/s"), jelly.IRI("http://example.org/p"),
+            jelly.Literal("hello", language="en")),
+           (jelly.BlankNode("b0"), jelly.IRI("http://example.org/p"),
+            jelly.Triple(jelly.IRI("http://example.org/s"), jelly.IRI("http://example.org/q"),
+                         jelly.Literal("12", datatype=XSD + "integer")),
+            jelly.IRI("http://example.org/g")),
+           (jelly.BlankNode("b0"), jelly.IRI("http://example.org/q"),
+            jelly.Literal("2.5", datatype=XSD + "decimal"))]
+    out = [J.serialize(st_, format=fmt, namespaces={"ex": "http://example.org/"}),
+           J.serialize(st_, format=fmt, namespaces={"ex": "http://example.org/"}, values=True,
+                       repeat=True, prefix_names=True),
+           J.write_results(None, ["a", "b"], [(st_[0][0], None), (st_[1][0], st_[2][2])],
+                           format=fmt)]
+    return st_, out
+
+
+def _decode_all(data, fmt, results):
+    if results:
+        with J.read_results(data, format=fmt) as r:
+            return r.variables, list(r)
+    return list(J.parse(data, format=fmt))
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_truncation_gives_only_jelly_errors(fmt):
+    _, samples = _samples(fmt)
+    for k, data in enumerate(samples):
+        results = k == 2
+        full = _decode_all(data, fmt, results)
+        for cut in range(len(data)):
+            try:
+                got = _decode_all(data[:cut], fmt, results)
+            except jelly.JellyError:
+                continue
+            # a cut between rows is a valid, shorter stream
+            if results:
+                assert got[1] == full[1][:len(got[1])]
+            else:
+                assert got == full[:len(got)]
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_mutation_gives_only_jelly_errors(fmt):
+    rng = random.Random(10)
+    _, samples = _samples(fmt)
+    for k, data in enumerate(samples):
+        for _ in range(1500):
+            b = bytearray(data)
+            for _ in range(rng.randint(1, 4)):
+                i = rng.randrange(len(b))
+                b[i] = rng.choice([0, 0xFF, 0x80, rng.randrange(256), b[i] ^ (1 << rng.randrange(8))])
+            try:
+                _decode_all(bytes(b), fmt, k == 2)
+            except jelly.JellyError:
+                pass
+
+
+class _Trickle(io.RawIOBase):
+    """A stream returning a few bytes per read."""
+
+    def __init__(self, data, n):
+        self._data, self._pos, self._n = data, 0, n
+
+    def readable(self):
+        return True
+
+    def readinto(self, b):
+        chunk = self._data[self._pos:self._pos + min(self._n, len(b))]
+        b[:len(chunk)] = chunk
+        self._pos += len(chunk)
+        return len(chunk)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_streamed_input_reads_the_same(fmt):
+    statements, samples = _samples(fmt)
+    data = samples[1]
+    for n in (1, 2, 3, 7, 64):
+        assert list(J.parse(_Trickle(data, n), format=fmt)) == statements
+    assert list(J.parse(gzip.compress(data), format=fmt)) == statements
+    # a stream that ends inside a row is an error at the right place
+    with pytest.raises(jelly.JellyTruncatedError) as info:
+        list(J.parse(_Trickle(data[:-1], 3), format=fmt))
+    assert info.value.row == 3          # the prefix row is row 0
+    # the decoder fed byte by byte
+    dec = (J.ThriftDecoder if fmt == "thrift" else J.ProtoDecoder)()
+    pos, got = 0, []
+    for i in range(1, len(data) + 1):
+        pos = dec.feed(data[:i], pos, 0, i == len(data))
+        got += dec.take()
+    assert pos == len(data) and got == statements
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_large_rows_and_many_rows_stream(fmt):
+    big = jelly.Literal("é" * 200_000)
+    statements = [(jelly.IRI(f"http://e.org/{i}"), jelly.IRI("http://e.org/p"),
+                   big if i % 1000 == 0 else jelly.Literal(str(i))) for i in range(20_000)]
+    data = J.serialize(statements, format=fmt)
+    assert list(J.parse(_Trickle(data, 100_000), format=fmt)) == statements
+    with J.Reader(io.BytesIO(data), format=fmt) as r:
+        assert sum(len(c) for c in r.chunks(1000)) == len(statements)
+
+
+# ------------------------------------------------------------------ the API
+
+def test_formats_from_names_and_paths(tmp_path):
+    statements = [(jelly.IRI("http://s"), jelly.IRI("http://p"), jelly.Literal("o"))]
+    for name, fmt in (("a.rt", "thrift"), ("a.trdf", "thrift"), ("a.rpb", "protobuf"),
+                      ("a.pbrdf", "protobuf"), ("a.rt.gz", "thrift")):
+        path = tmp_path / name
+        J.serialize(statements, path)
+        assert J.Reader(path).format == fmt
+        assert list(J.parse(path)) == statements
+        assert list(J.parse(path, format=fmt)) == statements
+    with pytest.raises(jelly.JellyError, match="name the format"):
+        J.serialize(statements, tmp_path / "a.bin")
+    assert jelly.formats.for_path("x.rt").name == "rdf-thrift"
+    assert jelly.formats.get("RDF-PROTO").name == "rdf-protobuf"
+    assert jelly.formats.sniff(J.serialize(statements, format="thrift")).name == "rdf-thrift"
+    assert jelly.formats.sniff(J.serialize([], format="thrift",
+                                           namespaces={"a": "b"})).name == "rdf-thrift"
+
+
+def test_writer_is_atomic_and_has_a_base_row(tmp_path):
+    path = tmp_path / "out.rpb"
+    with pytest.raises(jelly.JellyError):
+        with J.Writer(path) as w:
+            w.write((jelly.IRI("http://s"), jelly.IRI("http://p"), jelly.IRI("http://o")))
+            w.write((jelly.IRI("http://s"), None, jelly.IRI("http://o")))
+    assert not path.exists()
+    with J.Writer(path, base="http://base/") as w:
+        w.write((jelly.IRI("http://s"), jelly.IRI("http://p"), jelly.IRI("http://o")))
+    with J.Reader(path) as r:
+        assert len(list(r)) == 1 and r.base == "http://base/"
+        assert r.row_counts["base"] == 1
+    assert oj.pb_decode(path.read_bytes())[0] == ("base", "http://base/")
+
+
+def test_output_columns_and_lines():
+    statements, samples = _samples("thrift")
+    with J.Reader(samples[0], format="thrift", output="columns", quads=True) as r:
+        cols = next(r.chunks())
+        assert len(cols) == 4 and len(cols[0]) == 3
+    with pytest.raises(ValueError):
+        J.Reader(samples[0], format="thrift", output="columns")
+    lines = list(J.parse(samples[0], format="thrift", terms="nt"))
+    assert lines[0][2] == '"hello"@en'
+    with J.Reader(samples[0], format="thrift", terms="nt", output="lines") as r:
+        text = "".join(line for chunk in r.chunks() for line in chunk)
+    got = [tuple(t for t in s) for s in parse_nquads(text)]
+    assert ordered_isomorphic(got, [from_jelly(s) for s in statements])
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(sc=scenario())
+def test_lines_output_matches(fmt, sc):
+    statements = [s for s in expected(sc["statements"])
+                  if all(nt_representable(t) for t in walk(s))]
+    data = J.serialize([tuple(to_jelly(t) for t in s) for s in statements], format=fmt)
+    with J.Reader(data, format=fmt, terms="nt", output="lines") as r:
+        text = "".join(line for chunk in r.chunks() for line in chunk)
+    assert ordered_isomorphic([tuple(s) for s in parse_nquads(text)], statements)
