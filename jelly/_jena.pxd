@@ -68,6 +68,7 @@ cdef class JenaDecoder(WireReader):
     cdef Py_ssize_t consumed            # stream offset after the last complete row
     cdef object last_s, last_p, last_o, last_g
     cdef list last_row
+    cdef object jena_dgn, jena_dg       # terms of Jena's default graph IRIs, once read
     # The term cache: terms by the bytes they were read from (kind, two strings).
     cdef list ckey1, ckey2, cval
     cdef unsigned char ckind[CACHE_SLOTS]
@@ -79,6 +80,7 @@ cdef class JenaDecoder(WireReader):
                        const unsigned char* p2, Py_ssize_t n2, const unsigned char* at)
     cdef object build(self, int kind, str s1, str s2, const unsigned char* at)
     cdef object literal(self, str lex, str lang, object datatype, const unsigned char* at)
+    cdef object iri_term(self, str iri)
     cdef object datatype_iri(self, str iri)
     cdef object value_integer(self, int64_t v)
     cdef object value_double(self, double v)

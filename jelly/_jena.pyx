@@ -44,6 +44,10 @@ XSD_DECIMAL = XSD + "decimal"
 XSD_DOUBLE = XSD + "double"
 RDF_LANGSTRING = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString"
 
+#: IRIs Jena uses for the default graph (Quad.defaultGraphNodeGenerated, Quad.defaultGraphIRI):
+#: Jena's RDF Protobuf writer writes default-graph quads with the first as their graph.
+JENA_DEFAULT_GRAPHS = ("urn:x-arq:DefaultGraphNode", "urn:x-arq:DefaultGraph")
+
 #: Row kinds, in the order of ``JenaDecoder.row_counts``.
 ROW_KINDS = ("prefix", "triple", "quad", "base", "variables", "data")
 _TERM_NAMES = {T_IRI: "iri", T_BNODE: "bnode", T_LITERAL: "literal",
@@ -388,13 +392,25 @@ cdef class JenaDecoder(WireReader):
             if ns is None:
                 self.fail(at, f"prefixed name {s1}:{s2} uses an undeclared prefix {s1!r}")
             if kind == T_PREFIXNAME:
-                return self.terms.iri(<str>ns + s2)
+                return self.iri_term(<str>ns + s2)
             return self.datatype_iri(<str>ns + s2)
         if kind == T_IRI:
-            return self.terms.iri(s1)
+            return self.iri_term(s1)
         if kind == T_BNODE:
             return self.terms.bnode(s1)
         return self.datatype_iri(s1)
+
+    cdef object iri_term(self, str iri):
+        # Jena's default graph IRIs: one term object each, so that statement() knows them.
+        if iri == "urn:x-arq:DefaultGraphNode":
+            if self.jena_dgn is None:
+                self.jena_dgn = self.terms.iri(iri)
+            return self.jena_dgn
+        if iri == "urn:x-arq:DefaultGraph":
+            if self.jena_dg is None:
+                self.jena_dg = self.terms.iri(iri)
+            return self.jena_dg
+        return self.terms.iri(iri)
 
     cdef object datatype_iri(self, str iri):
         if iri == XSD_STRING:
@@ -471,7 +487,8 @@ cdef class JenaDecoder(WireReader):
                 g = self.last_g
                 if g is None:
                     self.fail(at, "REPEAT graph in the first quad")
-            if g is None or g is UNDEF:
+            if g is None or g is UNDEF or (g is self.jena_dgn and g is not None) or \
+                    (g is self.jena_dg and g is not None):
                 g = self.default_graph
             self.last_g = g
         else:

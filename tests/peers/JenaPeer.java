@@ -14,7 +14,6 @@ import java.nio.charset.StandardCharsets;
 import org.apache.jena.atlas.io.IO;
 import org.apache.jena.graph.Triple;
 import org.apache.jena.query.ResultSet;
-import org.apache.jena.query.ResultSetFactory;
 import org.apache.jena.riot.*;
 import org.apache.jena.riot.protobuf.ProtobufConvert;
 import org.apache.jena.riot.protobuf.ProtobufRDF;
@@ -65,6 +64,15 @@ public class JenaPeer {
         return l;
     }
 
+    static Lang resultLang(String name) {
+        switch (name) {
+            case "SRJ": return ResultSetLang.RS_JSON;
+            case "SRT": return ResultSetLang.RS_Thrift;
+            case "SRP": return ResultSetLang.RS_Protobuf;
+            default: throw new IllegalArgumentException("unknown result set language " + name);
+        }
+    }
+
     static void rdf(String inLang, String inFile, String format, String outFile) throws IOException {
         try (OutputStream os = new BufferedOutputStream(new FileOutputStream(outFile))) {
             StreamRDF dest;
@@ -82,8 +90,10 @@ public class JenaPeer {
     }
 
     static void results(String inLang, String inFile, String format, String outFile) throws IOException {
-        ResultSet rs = ResultSetMgr.read(inFile, lang(inLang));
-        try (OutputStream os = new BufferedOutputStream(new FileOutputStream(outFile))) {
+        try (InputStream in = new BufferedInputStream(new FileInputStream(inFile));
+             OutputStream os = new BufferedOutputStream(new FileOutputStream(outFile))) {
+            // Read lazily from the open stream while writing.
+            ResultSet rs = ResultSetMgr.read(in, resultLang(inLang));
             switch (format) {
                 case "SRT": ResultSetMgr.write(os, rs, ResultSetLang.RS_Thrift); break;
                 case "SRT-VALUES": ThriftRDF.writeRowSet(os, RowSet.adapt(rs), true); break;
