@@ -193,6 +193,8 @@ class Reader:
         more = True
         while more:
             more = self._next(size)
+            while more and dec.pending < size:
+                more = self._next(size)
             namespaces = dec.take_namespaces()
             if dec.pending or namespaces or (index == 0 and not more):
                 named = dec.named_graph_statements
@@ -441,7 +443,9 @@ class _Sink:
     lines = False
 
     def __init__(self, stream: BinaryWriter, source: Any, *, values: bool = False,
-                 prefix_names: bool = False, **_: Any) -> None:
+                 prefix_names: bool = False, messages: bool = False, **_: Any) -> None:
+        if messages:
+            raise JellyError(f"{LABELS[self._format]} has no RDF message log form")
         self._writer = Writer(stream, format=self._format, values=values,
                               prefix_names=prefix_names)
         self.frames_written = 0
