@@ -30,6 +30,7 @@ import contextlib
 import functools
 import io
 import itertools
+import os
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Sequence
 
 from ._jena import ROW_KINDS, decimal_lexical, double_lexical
@@ -60,7 +61,6 @@ LABELS = {"thrift": "RDF Thrift", "protobuf": "RDF Protobuf"}
 def codec(format: str | None, source: object = None) -> str:
     """``"thrift"`` or ``"protobuf"`` from a format name, or from a path's suffix."""
     if format is None:
-        import os
         if isinstance(source, (str, os.PathLike)):
             name = os.fspath(source).lower()
             if name.endswith(".gz"):
@@ -69,10 +69,10 @@ def codec(format: str | None, source: object = None) -> str:
                 if name.endswith(suffix):
                     return value
         raise JellyError("name the format: format='thrift' or format='protobuf'")
-    value = _NAMES.get(format.lower())
-    if value is None:
+    found = _NAMES.get(format.lower())
+    if found is None:
         raise JellyError(f"unknown RDF Binary format {format!r}; use 'thrift' or 'protobuf'")
-    return value
+    return found
 
 
 def _pieces(decoder: Any, source: Input, max_items: int,
