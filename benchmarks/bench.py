@@ -89,9 +89,18 @@ ROWS = [
     ("jelly/convert-from-jelly", "jelly", "convert-from-jelly", "jelly convert Jelly -> NT/NQ (CLI)", "cli"),
     ("jelly/convert-to-jelly-inproc", "jelly", "convert-inproc", "jelly convert NT/NQ -> Jelly (in-process)", "worker"),
     ("jelly/convert-from-jelly-inproc", "jelly", "convert-inproc", "jelly convert Jelly -> NT/NQ (in-process)", "worker"),
-    # the memory check: the two conversions again on the first quarter of the data
+    # Jena's RDF Binary (RDF Thrift, RDF Protobuf), written by jelly from the same statements
+    ("jelly/thrift-parse", "jelly", "jena-parse", "jelly parse RDF Thrift (library-free)", "worker"),
+    ("jelly/proto-parse", "jelly", "jena-parse", "jelly parse RDF Protobuf (library-free)", "worker"),
+    ("jelly/thrift-serialize", "jelly", "jena-serialize", "jelly serialize RDF Thrift (library-free)", "worker"),
+    ("jelly/proto-serialize", "jelly", "jena-serialize", "jelly serialize RDF Protobuf (library-free)", "worker"),
+    ("jelly/convert-thrift-to-jelly", "jelly", "convert-jena", "jelly convert RDF Thrift -> Jelly (CLI)", "cli"),
+    ("jelly/convert-proto-to-jelly", "jelly", "convert-jena", "jelly convert RDF Protobuf -> Jelly (CLI)", "cli"),
+    ("pyoxigraph/nt-roundtrip", "pyoxigraph", "nt-roundtrip", "pyoxigraph N-Triples/N-Quads parse + serialize (a text hop)", "worker"),
+    # the memory check: the conversions again on the first quarter of the data
     ("jelly/convert-to-jelly@1/4", "jelly", "memory", "jelly convert NT/NQ -> Jelly, 1/4 of the data (CLI)", "cli"),
     ("jelly/convert-from-jelly@1/4", "jelly", "memory", "jelly convert Jelly -> NT/NQ, 1/4 of the data (CLI)", "cli"),
+    ("jelly/convert-thrift-to-jelly@1/4", "jelly", "memory", "jelly convert RDF Thrift -> Jelly, 1/4 of the data (CLI)", "cli"),
 ]
 #: Prefix of the twin rows that ``--baseline DIR`` adds: the same jelly operation run with
 #: another checkout of jelly (its extensions built in place) first on ``PYTHONPATH``.
@@ -121,7 +130,7 @@ def _env_for(key):
 
 #: Rows that start a new group in the chart (a gap before them).
 GROUP_STARTS = {"jelly/serialize", "jelly/rdflib-parse", "jelly/rdflib-serialize",
-                "jelly/convert-to-jelly"}
+                "jelly/convert-to-jelly", "jelly/thrift-parse"}
 ROW = {r[0]: r for r in ROWS}
 TOOLS = ("jelly", "pyjelly", "rdflib", "pyoxigraph", "jelly-baseline")
 OPS = sorted({r[2] for r in ROWS})
@@ -407,6 +416,36 @@ def prepare_op(key, ds, out):
             with open(text_in, "rb") as f:
                 return {"statements": sum(1 for _ in parse_nquads(f))}
         return run, check
+
+    if key in ("jelly/thrift-parse", "jelly/proto-parse"):
+        import jelly.jena
+        src = ds["thrift"] if key == "jelly/thrift-parse" else ds["proto"]
+        fmt = "thrift" if key == "jelly/thrift-parse" else "protobuf"
+
+        def run():
+            for st in jelly.jena.parse(src, format=fmt, quads=quads):
+                if quads:
+                    s, p, o, g = st
+                else:
+                    s, p, o = st
+        return run, lambda: {"statements": sum(1 for _ in jelly.jena.parse(src, format=fmt))}
+
+    if key in ("jelly/thrift-serialize", "jelly/proto-serialize"):
+        import jelly.jena
+        statements = _our_statements(jelly_in)
+        fmt = "thrift" if key == "jelly/thrift-serialize" else "protobuf"
+
+        def run():
+            jelly.jena.serialize(statements, out, format=fmt)
+        return run, None
+
+    if key == "pyoxigraph/nt-roundtrip":
+        import pyoxigraph as ox
+        fmt = ox.RdfFormat.N_QUADS if quads else ox.RdfFormat.N_TRIPLES
+
+        def run():
+            ox.serialize(ox.parse(path=text_in, format=fmt), output=out, format=fmt)
+        return run, None
 
     if key in ("jelly/convert-to-jelly-inproc", "jelly/convert-from-jelly-inproc"):
         from jelly.cli import main as cli_main
@@ -703,6 +742,16 @@ def finish_dataset(ds):
         with open(text, "rb") as f:
             jelly.serialize(parse_nquads(f), out, preset="big", physical_type=physical,
                             rows_per_frame=ROWS_PER_FRAME)
+    # RDF Thrift / RDF Protobuf inputs, written as Jena writes them from N-Triples (full IRIs)
+    import jelly.jena
+    for key, suffix, fmt, target in (("thrift", "rt", "thrift", ds), ("proto", "rpb", "protobuf", ds),
+                                     ("quarter_thrift", "rt", "thrift", ds),
+                                     ("thrift", "rt", "thrift", ds["warmup"]),
+                                     ("proto", "rpb", "protobuf", ds["warmup"])):
+        src = {"quarter_thrift": ds["quarter_text"]}.get(key, target["text"])
+        target[key] = os.path.join(d, f"{'warmup-' if target is not ds else ''}{key}.{suffix}")
+        with open(src, "rb") as f:
+            jelly.jena.serialize(parse_nquads(f), target[key], format=fmt)
     ds["text_bytes"] = os.path.getsize(ds["text"])
     ds["text_gzip"] = gzip_size(ds["text"])
     ds["out_dir"] = os.path.join(d, "out")
@@ -715,7 +764,9 @@ def _out_path(ds, key):
     jelly_out = key in ("jelly/serialize", "pyjelly/serialize", "jelly/rdflib-serialize",
                         "pyjelly/rdflib-serialize") or "to-jelly" in key
     name = key.replace("/", "_").replace("@1/4", "_quarter")
-    return os.path.join(ds["out_dir"], f"{name}.{'jelly' if jelly_out else text_ext}")
+    ext = "jelly" if jelly_out else {"jelly/thrift-serialize": "rt",
+                                     "jelly/proto-serialize": "rpb"}.get(key, text_ext)
+    return os.path.join(ds["out_dir"], f"{name}.{ext}")
 
 
 def measure_once(ds, key, args, first):
@@ -727,6 +778,10 @@ def measure_once(ds, key, args, first):
         quarter = key.endswith("@1/4")
         text = ds["quarter_text"] if quarter else ds["text"]
         jin = ds["quarter_jelly"] if quarter else ds["jelly"]
+        if "thrift-to-jelly" in key:
+            text = ds["quarter_thrift"] if quarter else ds["thrift"]
+        elif "proto-to-jelly" in key:
+            text = ds["proto"]
         jelly = [sys.executable, "-m", "jelly"] if key.startswith(BASELINE) else jelly_command()
         cmd = jelly + (["convert", text, out] if "to-jelly" in key else ["convert", jin, out])
         wall, maxrss, code, _, err = run_child(cmd, args.timeout, poll_memory=True,
@@ -771,7 +826,8 @@ def measure_once(ds, key, args, first):
 
 
 def _writes(key):
-    return ROW[key][2] in ("serialize", "rdflib-serialize", "nt-serialize") or "convert" in key
+    return ROW[key][2] in ("serialize", "rdflib-serialize", "nt-serialize", "jena-serialize") \
+        or "convert" in key
 
 
 def new_result(ds, key):
@@ -898,6 +954,17 @@ GOALS = [
     ("memory-from-jelly", "peak RSS of Jelly->NT convert: 4x data / 1x data <= 1.2",
      lambda rs: _cmp(_ratio(_field(rs, "jelly/convert-from-jelly", "peak_rss_kb"),
                             _field(rs, "jelly/convert-from-jelly@1/4", "peak_rss_kb")), "<=", 1.2)),
+    ("thrift-parse-vs-jelly", "parse RDF Thrift >= our Jelly parse / 2",
+     lambda rs: _cmp(_ratio(_rate(rs, "jelly/thrift-parse"), _rate(rs, "jelly/parse")), ">=", 0.5)),
+    ("proto-parse-vs-jelly", "parse RDF Protobuf >= our Jelly parse / 2",
+     lambda rs: _cmp(_ratio(_rate(rs, "jelly/proto-parse"), _rate(rs, "jelly/parse")), ">=", 0.5)),
+    ("thrift-to-jelly-vs-text-hop", "jelly convert RDF Thrift->Jelly (CLI) >= 3x a pyoxigraph N-Triples hop (parse + serialize)",
+     lambda rs: _cmp(_ratio(_rate(rs, "jelly/convert-thrift-to-jelly"), _rate(rs, "pyoxigraph/nt-roundtrip")), ">=", 3)),
+    ("thrift-to-jelly-vs-nt-parse", "jelly convert RDF Thrift->Jelly (CLI) >= 3x pyoxigraph N-Triples parse alone",
+     lambda rs: _cmp(_ratio(_rate(rs, "jelly/convert-thrift-to-jelly"), _rate(rs, "pyoxigraph/nt-parse")), ">=", 3)),
+    ("memory-thrift-to-jelly", "peak RSS of RDF Thrift->Jelly convert: 4x data / 1x data <= 1.2",
+     lambda rs: _cmp(_ratio(_field(rs, "jelly/convert-thrift-to-jelly", "peak_rss_kb"),
+                            _field(rs, "jelly/convert-thrift-to-jelly@1/4", "peak_rss_kb")), "<=", 1.2)),
 ]
 
 
@@ -1045,7 +1112,8 @@ def markdown(report):
     table("Peak RSS of the process that ran the operation, MiB (in brackets: what it held before "
           "the timed run, i.e. pre-built terms or the loaded Graph)",
           rss_cell, list(ROW))
-    size_keys = [k for k in ROW if ROW[k][2] in ("serialize", "rdflib-serialize", "nt-serialize")
+    size_keys = [k for k in ROW if ROW[k][2] in ("serialize", "rdflib-serialize", "nt-serialize",
+                                                  "jena-serialize")
                  or k in ("jelly/convert-to-jelly",)]
 
     def size_cell(r):

@@ -42,7 +42,17 @@ cdef enum:
 
 # Slots of the IRI / blank node cache (a power of two).
 cdef enum:
-    CACHE_SLOTS = 8192
+    CACHE_SLOTS = 4096
+
+
+# One slot of the term cache: the key's hash, kind and UTF-8 (inside strs the cache keeps).
+cdef struct CacheKey:
+    uint64_t hash
+    const char* p1
+    const char* p2
+    Py_ssize_t n1
+    Py_ssize_t n2
+    int kind
 
 
 cdef class JenaDecoder(WireReader):
@@ -69,11 +79,17 @@ cdef class JenaDecoder(WireReader):
     cdef object last_s, last_p, last_o, last_g
     cdef list last_row
     cdef object jena_dgn, jena_dg       # terms of Jena's default graph IRIs, once read
+    # The previous row's terms by position (s, p, o, g) and the bytes they were read from: a
+    # term whose bytes are the same is the same term, read without a cache look-up.
+    cdef const unsigned char* mptr[4]
+    cdef Py_ssize_t mlen[4]
+    cdef list mterm
     # The term cache: terms by the bytes they were read from (kind, two strings).
     cdef list ckey1, ckey2, cval
-    cdef unsigned char ckind[CACHE_SLOTS]
+    cdef CacheKey ckeys[CACHE_SLOTS]
 
     cdef int short(self, const unsigned char* at) except -1
+    cdef void forget_rows(self) noexcept
     cdef const unsigned char* next_row(self, const unsigned char* p,
                                        const unsigned char* end) except NULL
     cdef object cached(self, int kind, const unsigned char* p1, Py_ssize_t n1,

@@ -176,26 +176,27 @@ cdef object double_value(str lex):
 # ------------------------------------------------------------------ the byte-keyed cache
 
 cdef inline uint64_t _hash(const unsigned char* p, Py_ssize_t n, uint64_t h) noexcept nogil:
+    # 8 bytes per multiply (the last 8 read overlapping, not padded through memory), mixed at
+    # the end: IRIs are long and share their first bytes, so every byte counts but none may
+    # cost much.
     cdef uint64_t w
-    h ^= <uint64_t>n
-    while n >= 8:
-        memcpy(&w, p, 8)
+    cdef const unsigned char* last = p + n - 8
+    h ^= <uint64_t>n * 0x9E3779B97F4A7C15ULL
+    if n >= 8:
+        while p < last:
+            memcpy(&w, p, 8)
+            h = (h ^ w) * 0x100000001B3ULL
+            p += 8
+        memcpy(&w, last, 8)
         h = (h ^ w) * 0x100000001B3ULL
-        h ^= h >> 29
-        p += 8
-        n -= 8
-    while n > 0:
-        h = (h ^ p[0]) * 0x100000001B3ULL
-        p += 1
-        n -= 1
-    return h ^ (h >> 32)
-
-
-cdef inline bint _same(object key, const unsigned char* p, Py_ssize_t n):
-    # The UTF-8 of a str: for ASCII, its own data; otherwise cached in the str on first use.
-    cdef Py_ssize_t kn
-    cdef const char* k = PyUnicode_AsUTF8AndSize(key, &kn)
-    return kn == n and memcmp(k, p, n) == 0
+    else:
+        while n > 0:
+            h = (h ^ p[0]) * 0x100000001B3ULL
+            p += 1
+            n -= 1
+    h ^= h >> 32
+    h *= 0xD6E8FEB86659FD93ULL
+    return h ^ (h >> 29)
 
 
 cdef class JenaDecoder(WireReader):
@@ -227,11 +228,13 @@ cdef class JenaDecoder(WireReader):
         self.rows_out = []
         self.variables = None
         self.base_iri = None
+        self.mterm = [None, None, None, None]
+        self.forget_rows()
         self.ckey1 = [None] * CACHE_SLOTS
         self.ckey2 = [None] * CACHE_SLOTS
         self.cval = [None] * CACHE_SLOTS
         for i in range(CACHE_SLOTS):
-            self.ckind[i] = 0
+            self.ckeys[i].kind = 0
         self.failed = None
 
     # ------------------------------------------------------------------ errors
@@ -263,6 +266,13 @@ cdef class JenaDecoder(WireReader):
 
     # ------------------------------------------------------------------ rows
 
+    cdef void forget_rows(self) noexcept:
+        """Stop reusing the previous row's terms (its bytes may be gone, or mean another term
+        after a prefix declaration)."""
+        cdef int k
+        for k in range(4):
+            self.mlen[k] = -1
+
     cdef const unsigned char* next_row(self, const unsigned char* p,
                                        const unsigned char* end) except NULL:
         raise NotImplementedError
@@ -288,6 +298,7 @@ cdef class JenaDecoder(WireReader):
         self.base_offset = offset
         self.final = final
         self.need_more = False
+        self.forget_rows()
         p = self.base + start
         end = self.base + view.len
         gc_was_enabled = PyGC_Disable()
@@ -369,20 +380,31 @@ cdef class JenaDecoder(WireReader):
         """The term (or datatype) read from these bytes: from the cache, or built and kept."""
         cdef uint64_t h = _hash(p1, n1, 0xCBF29CE484222325ULL ^ <uint64_t>kind)
         cdef Py_ssize_t i
+        cdef CacheKey* key
         cdef object term
         if p2 != NULL:
             h = _hash(p2, n2, h)
         i = <Py_ssize_t>(h & (CACHE_SLOTS - 1))
-        if self.ckind[i] == kind and _same(<object>PyList_GET_ITEM(self.ckey1, i), p1, n1) and \
-                (p2 == NULL or _same(<object>PyList_GET_ITEM(self.ckey2, i), p2, n2)):
+        key = &self.ckeys[i]
+        if key.hash == h and key.kind == kind and key.n1 == n1 and key.n2 == n2 and \
+                memcmp(key.p1, p1, n1) == 0 and (p2 == NULL or memcmp(key.p2, p2, n2) == 0):
             return <object>PyList_GET_ITEM(self.cval, i)
         s1 = self.string(p1, p1 + n1)
         s2 = self.string(p2, p2 + n2) if p2 != NULL else None
         term = self.build(kind, <str>s1, <str>s2, at)
-        self.ckind[i] = kind
+        # The key's UTF-8 bytes: those of the strs, which the cache keeps alive.
+        key.kind = 0
         self.ckey1[i] = s1
         self.ckey2[i] = s2
         self.cval[i] = term
+        key.p1 = PyUnicode_AsUTF8AndSize(s1, &key.n1)
+        if p2 != NULL:
+            key.p2 = PyUnicode_AsUTF8AndSize(s2, &key.n2)
+        else:
+            key.p2 = NULL
+            key.n2 = 0
+        key.hash = h
+        key.kind = kind
         return term
 
     cdef object build(self, int kind, str s1, str s2, const unsigned char* at):
@@ -462,10 +484,9 @@ cdef class JenaDecoder(WireReader):
     cdef int statement(self, object s, object p, object o, object g, bint quad,
                        const unsigned char* at) except -1:
         """A triple row, or a quad row (``g`` None when it has no graph)."""
-        cdef int k
-        for k, t in enumerate((s, p, o)):
-            if t is UNDEF:
-                self.fail(at, f"UNDEF as the {_POSITIONS[k]} of a statement")
+        if s is UNDEF or p is UNDEF or o is UNDEF:
+            self.fail(at, f"UNDEF as the {_POSITIONS[0 if s is UNDEF else 1 if p is UNDEF else 2]} "
+                          f"of a statement")
         if s is REPEAT:
             s = self.last_s
             if s is None:
@@ -507,12 +528,13 @@ cdef class JenaDecoder(WireReader):
     cdef int prefix_decl(self, str prefix, str uri) except -1:
         cdef int i
         self.counts[R_PREFIX] += 1
+        self.forget_rows()
         old = self.prefixes.get(prefix)
         if old is not None and old != uri:
             # Cached prefixed names may have used the old namespace.
             for i in range(CACHE_SLOTS):
-                if self.ckind[i] == T_PREFIXNAME or self.ckind[i] == C_DTPREFIX:
-                    self.ckind[i] = 0
+                if self.ckeys[i].kind == T_PREFIXNAME or self.ckeys[i].kind == C_DTPREFIX:
+                    self.ckeys[i].kind = 0
         self.prefixes[prefix] = uri
         self.namespaces_out.append((prefix, self.terms.iri(uri)))
         return 0

@@ -12,7 +12,8 @@ Everything else is the shared term model of ``_jena``.
 
 cimport cython
 from libc.stdint cimport uint64_t, uint32_t, int64_t, int32_t
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memcmp
+from cpython.list cimport PyList_GET_ITEM
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
 
 from ._wire cimport read_varint, zigzag, unzigzag, WT_VARINT, WT_I64, WT_LEN
@@ -59,6 +60,8 @@ cdef inline int32_t _sint32(uint64_t v) noexcept:
 cdef class ProtoDecoder(JenaDecoder):
     """Reads RDF Protobuf: RDF statements (``mode="rdf"``) or a result set (``"results"``).
     See :class:`jelly._jena.JenaDecoder` for feeding it."""
+
+    cdef object r_s, r_p, r_o, r_g      # what spo() read (no tuple per row)
 
     cdef int field_kind(self, int mtype, uint64_t field, int* sub) noexcept:
         if mtype == PM_IRI or mtype == PM_BNODE or mtype == PM_VAR:
@@ -218,8 +221,8 @@ cdef class ProtoDecoder(JenaDecoder):
             if depth >= self.max_depth:
                 self.fail(at, f"RDF-star triple terms nested deeper than {self.max_depth}",
                           JellyLimitError)
-            st = self.spo(p, end, 3, depth + 1, at)
-            return self.triple_term(st[0], st[1], st[2], at)
+            self.spo(p, end, 3, depth + 1, at)
+            return self.triple_term(self.r_s, self.r_p, self.r_o, at)
         if f == 22:
             while p < end:
                 q = self.tag(p, end, &tag)
@@ -303,16 +306,16 @@ cdef class ProtoDecoder(JenaDecoder):
         # no member, or simple: a simple literal (Jena refuses no member; proto3 allows it)
         return self.literal(self.string(lex, lex + nlex), lang, datatype, at)
 
-    cdef tuple spo(self, const unsigned char* p, const unsigned char* end, int n, int depth,
-                   const unsigned char* at):
-        """RDF_Triple (n=3) or RDF_Quad (n=4): (s, p, o[, g]); an absent graph is None."""
+    cdef int spo(self, const unsigned char* p, const unsigned char* end, int n, int depth,
+                 const unsigned char* at) except -1:
+        """RDF_Triple (n=3) or RDF_Quad (n=4) into r_s, r_p, r_o, r_g (None when absent)."""
         cdef Slot slots[4]
         cdef uint64_t tag, v
         cdef const unsigned char* q
         cdef const unsigned char* tagpos
         cdef int k, f
         cdef int mtype = PM_QUAD if n == 4 else PM_TRIPLE
-        cdef list out = [None, None, None, None]
+        cdef object s, pr, o, g = None
         for k in range(4):
             slots[k].field = 0
         while p < end:
@@ -325,14 +328,35 @@ cdef class ProtoDecoder(JenaDecoder):
                 p = p + v
             else:
                 p = self.skip(q, end, tag)
-        for k in range(n):
+        for k in range(3):
             if slots[k].field == 0:
-                if k == 3:
-                    break
                 self.fail(at, f"{'RDF_Quad' if n == 4 else 'RDF_Triple'} without its " +
                           ("subject", "predicate", "object")[k])
-            out[k] = self.slot_term(&slots[k], mtype, depth)
-        return (out[0], out[1], out[2], out[3]) if n == 4 else (out[0], out[1], out[2])
+        s = self.position_term(&slots[0], mtype, depth, 0)
+        pr = self.position_term(&slots[1], mtype, depth, 1)
+        o = self.position_term(&slots[2], mtype, depth, 2)
+        if n == 4 and slots[3].field != 0:
+            g = self.position_term(&slots[3], mtype, depth, 3)
+        self.r_s = s
+        self.r_p = pr
+        self.r_o = o
+        self.r_g = g
+        return 0
+
+    cdef object position_term(self, Slot* s, int mtype, int depth, int k):
+        """The term of a statement position: the previous row's term here if its bytes are the
+        same (statements only, not triple terms; one occurrence only)."""
+        cdef Py_ssize_t n = s.end - s.p
+        cdef object t
+        if depth or s.count != 1:
+            return self.slot_term(s, mtype, depth)
+        if self.mlen[k] == n and memcmp(s.p, self.mptr[k], n) == 0:
+            return <object>PyList_GET_ITEM(self.mterm, k)
+        t = self.slot_term(s, mtype, depth)
+        self.mptr[k] = s.p
+        self.mlen[k] = n
+        self.mterm[k] = t
+        return t
 
     cdef object slot_term(self, Slot* s, int mtype, int depth):
         """An RDF_Term field (merged from all its occurrences)."""
@@ -421,11 +445,11 @@ cdef class ProtoDecoder(JenaDecoder):
                 self.base_iri = self.string(s1, s1 + n1)
                 self.counts[R_BASE] += 1
         elif f == 2:
-            st = self.spo(p, end, 3, 0, at)
-            self.statement(st[0], st[1], st[2], None, False, at)
+            self.spo(p, end, 3, 0, at)
+            self.statement(self.r_s, self.r_p, self.r_o, None, False, at)
         else:
-            st = self.spo(p, end, 4, 0, at)
-            self.statement(st[0], st[1], st[2], st[3], True, at)
+            self.spo(p, end, 4, 0, at)
+            self.statement(self.r_s, self.r_p, self.r_o, self.r_g, True, at)
         return 0
 
     cdef int result_row(self, const unsigned char* p, const unsigned char* end) except -1:

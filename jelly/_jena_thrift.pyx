@@ -14,7 +14,8 @@ exactly one member.  Everything else is the shared term model of ``_jena``.
 
 cimport cython
 from libc.stdint cimport uint64_t, int64_t, int32_t
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memcmp
+from cpython.list cimport PyList_GET_ITEM
 
 from ._wire cimport read_varint, zigzag, unzigzag
 from ._buffer cimport wb_ensure, wb_byte, wb_varint, WriteBuffer, utf8_of
@@ -62,6 +63,8 @@ cdef inline double _le_double(const unsigned char* p) noexcept:
 cdef class ThriftDecoder(JenaDecoder):
     """Reads RDF Thrift: RDF statements (``mode="rdf"``) or a result set (``"results"``).
     See :class:`jelly._jena.JenaDecoder` for feeding it."""
+
+    cdef object r_s, r_p, r_o, r_g      # what spo() read (no tuple per row)
 
     # ------------------------------------------------------------------ the cursor
 
@@ -256,8 +259,8 @@ cdef class ThriftDecoder(JenaDecoder):
             if depth >= self.max_depth:
                 self.fail(start, f"RDF-star triple terms nested deeper than {self.max_depth}",
                           JellyLimitError)
-            s, pr, o = self.spo(&p, end, depth + 1, "RDF_Triple")
-            result = self.triple_term(s, pr, o, start)
+            self.spo(&p, end, depth + 1, False)
+            result = self.triple_term(self.r_s, self.r_p, self.r_o, start)
         elif kind == T_INTEGER:
             p = self.uvarint(p, end, &v)
             result = self.value_integer(unzigzag(v))
@@ -341,21 +344,35 @@ cdef class ThriftDecoder(JenaDecoder):
                             self.string(lang, lang + nlang) if lang != NULL else None,
                             datatype, start)
 
-    cdef tuple spo(self, const unsigned char** pp, const unsigned char* end, int depth,
-                   str what):
-        """An RDF_Triple or RDF_Quad struct: (s, p, o, g) with g None when absent (what:
-        "RDF_Quad" reads a graph)."""
+    cdef int spo(self, const unsigned char** pp, const unsigned char* end, int depth,
+                 bint quad) except -1:
+        """An RDF_Triple or RDF_Quad struct into r_s, r_p, r_o, r_g (None when absent)."""
         cdef const unsigned char* p = pp[0]
         cdef const unsigned char* start = p
         cdef int fid = 0, ft
-        cdef int maxf = 4 if what == "RDF_Quad" else 3
+        cdef int maxf = 4 if quad else 3
+        cdef int k
+        cdef Py_ssize_t n
+        cdef const unsigned char* q
         cdef object s = None, pr = None, o = None, g = None
         while True:
             p = self.field(p, end, &fid, &ft)
             if ft == CT_STOP:
                 break
             if ft == CT_STRUCT and 1 <= fid <= maxf:
-                t = self.term(&p, end, depth)
+                k = fid - 1
+                n = self.mlen[k]
+                if depth == 0 and n >= 0 and end - p >= n and memcmp(p, self.mptr[k], n) == 0:
+                    # the same bytes as the previous row's term here: the same term
+                    t = <object>PyList_GET_ITEM(self.mterm, k)
+                    p += n
+                else:
+                    q = p
+                    t = self.term(&p, end, depth)
+                    if depth == 0:
+                        self.mptr[k] = q
+                        self.mlen[k] = p - q
+                        self.mterm[k] = t
                 if fid == 1:
                     s = t
                 elif fid == 2:
@@ -367,12 +384,14 @@ cdef class ThriftDecoder(JenaDecoder):
             else:
                 p = self.tskip(p, end, ft, 1, False)
         if s is None or pr is None or o is None:
-            self.fail(start, f"{what} without its " +
+            self.fail(start, f"{'RDF_Quad' if quad else 'RDF_Triple'} without its " +
                       ("subject" if s is None else "predicate" if pr is None else "object"))
         pp[0] = p
-        if maxf == 4:
-            return (s, pr, o, g)
-        return (s, pr, o)
+        self.r_s = s
+        self.r_p = pr
+        self.r_o = o
+        self.r_g = g
+        return 0
 
     # ------------------------------------------------------------------ rows
 
@@ -383,7 +402,6 @@ cdef class ThriftDecoder(JenaDecoder):
         cdef const unsigned char* s2 = NULL
         cdef Py_ssize_t n1 = 0, n2 = 0
         cdef int fid = 0, ft, kind = 0, found
-        cdef tuple st = None
         if self.mode == MODE_RESULTS:
             return self.result_row(p, end)
         while True:
@@ -399,7 +417,7 @@ cdef class ThriftDecoder(JenaDecoder):
                     if found != 3:
                         self.fail(start, "RDF_PrefixDecl without its prefix or uri")
                 else:
-                    st = self.spo(&p, end, 0, "RDF_Triple" if fid == 2 else "RDF_Quad")
+                    self.spo(&p, end, 0, fid == 3)
             else:
                 p = self.tskip(p, end, ft, 1, False)
                 if kind == 0:
@@ -410,9 +428,9 @@ cdef class ThriftDecoder(JenaDecoder):
         if kind == 1:
             self.prefix_decl(self.string(s1, s1 + n1), self.string(s2, s2 + n2))
         elif kind == 2:
-            self.statement(st[0], st[1], st[2], None, False, start)
+            self.statement(self.r_s, self.r_p, self.r_o, None, False, start)
         elif kind == 3:
-            self.statement(st[0], st[1], st[2], st[3], True, start)
+            self.statement(self.r_s, self.r_p, self.r_o, self.r_g, True, start)
         return p
 
     cdef const unsigned char* result_row(self, const unsigned char* p,
