@@ -23,7 +23,8 @@ cdef enum:
     T_DOUBLE = 11
     T_DECIMAL = 12
     C_DATATYPE = 13       # cache kinds besides the term kinds: a datatype IRI,
-    C_DTPREFIX = 14       # a datatype prefixed name
+    C_DTPREFIX = 14       # a datatype prefixed name, a language tag (the str itself)
+    C_LANG = 15
 
 # What a stream holds.
 cdef enum:

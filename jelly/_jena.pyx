@@ -420,6 +420,8 @@ cdef class JenaDecoder(WireReader):
             return self.iri_term(s1)
         if kind == T_BNODE:
             return self.terms.bnode(s1)
+        if kind == C_LANG:
+            return s1
         return self.datatype_iri(s1)
 
     cdef object iri_term(self, str iri):

@@ -21,7 +21,7 @@ from ._wire cimport read_varint, zigzag, unzigzag
 from ._buffer cimport wb_ensure, wb_byte, wb_varint, WriteBuffer, utf8_of
 from ._jena cimport (JenaDecoder, JenaEncoder, JTerm, MODE_RESULTS, T_IRI, T_BNODE, T_LITERAL,
                      T_PREFIXNAME, T_VARIABLE, T_ANY, T_UNDEFINED, T_REPEAT, T_TRIPLE,
-                     T_INTEGER, T_DOUBLE, T_DECIMAL, C_DATATYPE, C_DTPREFIX)
+                     T_INTEGER, T_DOUBLE, T_DECIMAL, C_DATATYPE, C_DTPREFIX, C_LANG)
 
 from ._jena import REPEAT, UNDEF
 from .errors import JellyEncodeError, JellyLimitError
@@ -341,7 +341,8 @@ cdef class ThriftDecoder(JenaDecoder):
         elif dtprefix:
             datatype = self.cached(C_DTPREFIX, pre, npre, loc, nloc, start)
         return self.literal(self.string(lex, lex + nlex),
-                            self.string(lang, lang + nlang) if lang != NULL else None,
+                            self.cached(C_LANG, lang, nlang, NULL, 0, start) if lang != NULL
+                            else None,
                             datatype, start)
 
     cdef int spo(self, const unsigned char** pp, const unsigned char* end, int depth,
