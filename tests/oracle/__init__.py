@@ -7,7 +7,9 @@ Nothing here imports jelly; the ``test_*.py`` modules beside them are the oracle
 * :mod:`oracle.jelly_rdf` - the Jelly-RDF reference decoder (strict and lenient);
 * :mod:`oracle.ntriples` - an N-Triples / N-Quads reader and writer;
 * :mod:`oracle.isomorphism` - blank-node isomorphism of statement lists;
-* :mod:`oracle.terms` - neutral-term helpers.
+* :mod:`oracle.terms` - neutral-term helpers;
+* :mod:`oracle.jena` - Jena's RDF Binary: RDF Protobuf on upb, RDF Thrift on thriftpy2's
+  compact protocol, and what a reader must make of the rows.
 
 Neutral terms (what every oracle yields) are plain, hashable tuples: ``("I", iri)``,
 ``("B", label)``, ``("L", lex, lang, datatype)`` (xsd:string normalised to datatype None),
