@@ -118,50 +118,78 @@ def to_rdf_star(statements: Iterable[Any], *, strict: bool = True) -> Iterator[t
 
 class ToRdfStar:
     """:func:`to_rdf_star` that keeps its state from one call to the next (frames of a
-    stream)."""
+    stream).  ``strict=False`` (reading RDF-star Turtle through an RDF 1.2 parser) needs
+    :meth:`feed` and :meth:`flush`: such a parser gives a reifier in the object position just
+    before its ``rdf:reifies`` statement, so the last statements wait for the next call."""
+
+    #: Statements held back by :meth:`feed` (the reifier comes one statement after its use).
+    WINDOW = 64
 
     def __init__(self, *, strict: bool = True) -> None:
         self._strict = strict
         self._reified: dict[BlankNode, Triple] = {}   # reifier -> the quoted triple
         self._reifier: dict[Triple, BlankNode] = {}   # and back (strict only)
         self._seen: set[BlankNode] = set()            # blank nodes used so far (strict only)
+        self._held: list[Any] = []
+
+    def _register(self, s: BlankNode, o: Triple) -> None:
+        reified = self._reified
+        t = _collapse(o, reified)
+        before = reified.get(s)
+        if before is not None and before != t:
+            raise JellyError(f"_:{s.value} reifies two triples ({term_to_nt(before)} "
+                             f"and {term_to_nt(t)}); RDF-star cannot say that")
+        if self._strict:
+            if s in self._seen and before is None:
+                raise JellyError(f"_:{s.value} is used before its rdf:reifies statement; the "
+                                 f"conversion to RDF-star needs the rdf:reifies statement first")
+            other = self._reifier.get(t)
+            if other is not None and other != s:
+                raise JellyError(f"{term_to_nt(t)} has two reifiers (_:{other.value} and "
+                                 f"_:{s.value}); RDF-star would merge them")
+            self._reifier[t] = s
+        reified[s] = t
+
+    def _rewrite(self, st: Any) -> tuple[Any, ...]:
+        s, o = st[0], st[2]
+        reified = self._reified
+        s2 = _collapse(s, reified) if type(s) in (BlankNode, Triple) else s
+        o2 = _collapse(o, reified) if type(o) in (BlankNode, Triple) else o
+        if s2 is s and o2 is o:
+            return st if type(st) is tuple else tuple(st)
+        return (s2, st[1], o2, st[3]) if len(st) == 4 else (s2, st[1], o2)
 
     def __call__(self, statements: Iterable[Any]) -> Iterator[tuple[Any, ...]]:
-        strict, reified, reifier, seen = self._strict, self._reified, self._reifier, self._seen
+        seen, strict = self._seen, self._strict
         for st in statements:
-            n = len(st)
             s, p, o = st[0], st[1], st[2]
             if p == RDF_REIFIES and type(s) is BlankNode and type(o) is Triple:
-                t = _collapse(o, reified)
-                before = reified.get(s)
-                if before is not None and before != t:
-                    raise JellyError(f"_:{s.value} reifies two triples ({term_to_nt(before)} "
-                                     f"and {term_to_nt(t)}); RDF-star cannot say that")
-                if strict:
-                    if s in seen and before is None:
-                        raise JellyError(f"_:{s.value} is used before its rdf:reifies "
-                                         f"statement; the conversion to RDF-star needs the "
-                                         f"rdf:reifies statement first")
-                    other = reifier.get(t)
-                    if other is not None and other != s:
-                        raise JellyError(f"{term_to_nt(t)} has two reifiers (_:{other.value} "
-                                         f"and _:{s.value}); RDF-star would merge them")
-                    reifier[t] = s
-                reified[s] = t
+                self._register(s, o)
                 continue
             if strict:
                 if type(s) is BlankNode:
                     seen.add(s)
                 if type(o) is BlankNode:
                     seen.add(o)
-            s2 = _collapse(s, reified) if type(s) in (BlankNode, Triple) else s
-            o2 = _collapse(o, reified) if type(o) in (BlankNode, Triple) else o
-            if s2 is s and o2 is o:
-                yield st if type(st) is tuple else tuple(st)
-            elif n == 4:
-                yield (s2, p, o2, st[3])
-            else:
-                yield (s2, p, o2)
+            yield self._rewrite(st)
+
+    def feed(self, statements: Iterable[Any]) -> list[tuple[Any, ...]]:
+        """The rewritten statements that are certain now; the last ones wait (see above)."""
+        pending = self._held + list(statements)
+        for st in pending:
+            if st[1] == RDF_REIFIES and type(st[0]) is BlankNode and type(st[2]) is Triple:
+                self._register(st[0], st[2])
+        cut = max(0, len(pending) - self.WINDOW)
+        self._held = pending[cut:]
+        return [self._rewrite(st) for st in pending[:cut] if not _is_reifies(st)]
+
+    def flush(self) -> list[tuple[Any, ...]]:
+        held, self._held = self._held, []
+        return [self._rewrite(st) for st in held if not _is_reifies(st)]
+
+
+def _is_reifies(st: Any) -> bool:
+    return st[1] == RDF_REIFIES and type(st[0]) is BlankNode and type(st[2]) is Triple
 
 
 def _collapse(term: Any, reified: dict[BlankNode, Triple]) -> Any:

@@ -62,7 +62,8 @@ _PN_BASE = ("A-Za-z\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u02FF\u0370-\u037D\u037F-\u
             "\U00010000-\U000EFFFF")
 _PN_CHARS = _PN_BASE + "_\\-0-9\u00B7\u0300-\u036F\u203F-\u2040"
 PN_PREFIX = re.compile(f"(?:[{_PN_BASE}](?:[{_PN_CHARS}.]*[{_PN_CHARS}])?)?")
-_OX_ERROR = re.compile(r"^Parser error at line (\d+) between columns (\d+) and \d+: (.*)$", re.S)
+_OX_LINE = re.compile(r"\bline (\d+)")
+_OX_COLUMN = re.compile(r"\bcolumns? (\d+)")
 
 
 def _label(fmt: str) -> str:
@@ -163,12 +164,15 @@ def _term_error(t: Any, exc: BaseException) -> str:
 # ---------------------------------------------------------------------------------- reading
 
 def _syntax_error(exc: SyntaxError, fmt: str, line_offset: int = 0) -> RdfSyntaxError:
-    text = str(exc)
-    m = _OX_ERROR.match(text)
-    if m:
-        line = int(m.group(1)) + line_offset
-        return RdfSyntaxError(f"{m.group(3).strip()} at column {m.group(2)} ({_label(fmt)})",
-                              line=line)
+    # pyoxigraph: "Parser error at line 2 between columns 23 and 27: <reason>", or "between
+    # line 1 column 39 and line 2 column 1", or "at line 2 column 11"
+    text = str(exc.msg if exc.msg else exc)
+    head, sep, reason = text.partition(": ")
+    line_m, column_m = _OX_LINE.search(head), _OX_COLUMN.search(head)
+    if head.startswith("Parser error") and sep and line_m:
+        where = f" at column {column_m.group(1)}" if column_m else ""
+        return RdfSyntaxError(f"{' '.join(reason.split())}{where} ({_label(fmt)})",
+                              line=int(line_m.group(1)) + line_offset)
     line = getattr(exc, "lineno", None)
     if line is not None:
         line += line_offset
@@ -312,15 +316,18 @@ class OxigraphSource:
     def _chunks(self, chunks: Iterator[tuple[bool, int, bytes]]
                 ) -> Iterator[tuple[list[Any], list[tuple[str, str]], bool]]:
         carried = b""
+        waiting: list[tuple[str, str]] = []
         for is_head, start, chunk in chunks:
             header = carried
             offset = start - 1 - header.count(b"\n")
             frames = list(self._frames(self._parse(header + chunk, offset, rename=True)))
             statements = [st for batch, _ in frames for st in batch]
-            namespaces = [ns for _, nss in frames for ns in nss]
+            namespaces = waiting + [ns for _, nss in frames for ns in nss]
             carried = self._header()
             if is_head and not statements:
-                continue    # only prefixes and comments before the first delimiter
+                waiting = namespaces    # only prefixes and comments before the first delimiter
+                continue
+            waiting = []
             yield statements, namespaces, True
 
     def _header(self) -> bytes:
@@ -341,9 +348,15 @@ class OxigraphSource:
         star = ToRdfStar(strict=False) if self._syntax == "rdf-star" else None
         for statements, namespaces, message in self._parts:
             if star is not None:
-                statements = list(star(statements))
+                statements = star.feed(statements)
+                if message:     # a message is whole: nothing waits for the next one
+                    statements += star.flush()
             if statements or namespaces or message:
                 yield TextFrame(statements, namespaces), message or self.grouped
+        if star is not None:
+            rest = star.flush()
+            if rest:
+                yield TextFrame(rest, []), False
 
     def close(self) -> None:
         pass
