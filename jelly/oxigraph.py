@@ -76,10 +76,10 @@ class _FromOx:
     """pyoxigraph terms to jelly terms (cached: repeated terms cost one dict look-up)."""
 
     def __init__(self) -> None:
-        self._cache: dict[Any, Any] = {}
+        self.cache: dict[Any, Any] = {}
 
     def __call__(self, t: Any) -> Any:
-        c = self._cache.get(t)
+        c = self.cache.get(t)
         if c is not None:
             return c
         tp = type(t)
@@ -101,9 +101,9 @@ class _FromOx:
             return DEFAULT_GRAPH
         else:
             raise JellyError(f"pyoxigraph gave a term jelly does not know: {t!r}")
-        if len(self._cache) >= 1 << 16:
-            self._cache.clear()
-        self._cache[t] = c
+        if len(self.cache) >= 1 << 16:
+            self.cache.clear()
+        self.cache[t] = c
         return c
 
 
@@ -264,41 +264,39 @@ class OxigraphSource:
 
     # Each part yields (statements, namespaces) frames.
 
-    def _parse(self, data: Any, line_offset: int = 0, rename: bool = False) -> Iterator[Any]:
+    def _frames(self, data: Any, line_offset: int = 0, rename: bool = False
+                ) -> Iterator[tuple[list[Any], list[tuple[str, str]]]]:
+        """(statements, new prefixes) of a document, BATCH statements at a time."""
         try:
             parser = ox.parse(data, format=self._ox, base_iri=self._base,
                               without_named_graphs=not self.quads, rename_blank_nodes=rename)
         except ValueError as exc:
             raise JellyError(f"cannot read {_label(self._fmt)}: {exc}") from None
         self._parser = parser
-        it = iter(parser)
-        while True:
-            try:
-                q = next(it)
-            except StopIteration:
-                return
-            except SyntaxError as exc:
-                raise _syntax_error(exc, self._fmt, line_offset) from None
-            yield q
-
-    def _frames(self, quads: Iterator[Any]) -> Iterator[tuple[list[Any], list[tuple[str, str]]]]:
         conv = _FromOx()
+        get = conv.cache.get     # the hot loop: a repeated term costs one look-up
         batch: list[Any] = []
         append = batch.append
-        if self.quads:
-            for q in quads:
-                append((conv(q.subject), conv(q.predicate), conv(q.object), conv(q.graph_name)))
-                if len(batch) >= BATCH:
-                    yield batch, self._new_prefixes()
-                    batch = []
-                    append = batch.append
-        else:
-            for q in quads:
-                append((conv(q.subject), conv(q.predicate), conv(q.object)))
-                if len(batch) >= BATCH:
-                    yield batch, self._new_prefixes()
-                    batch = []
-                    append = batch.append
+        try:
+            if self.quads:
+                for q in parser:
+                    s, p, o, g = q.subject, q.predicate, q.object, q.graph_name
+                    append((get(s) or conv(s), get(p) or conv(p), get(o) or conv(o),
+                            get(g) or conv(g)))
+                    if len(batch) >= BATCH:
+                        yield batch, self._new_prefixes()
+                        batch = []
+                        append = batch.append
+            else:
+                for q in parser:
+                    s, p, o = q.subject, q.predicate, q.object
+                    append((get(s) or conv(s), get(p) or conv(p), get(o) or conv(o)))
+                    if len(batch) >= BATCH:
+                        yield batch, self._new_prefixes()
+                        batch = []
+                        append = batch.append
+        except SyntaxError as exc:
+            raise _syntax_error(exc, self._fmt, line_offset) from None
         yield batch, self._new_prefixes()
 
     def _new_prefixes(self) -> list[tuple[str, str]]:
@@ -310,7 +308,7 @@ class OxigraphSource:
         return new
 
     def _document(self, stream: Any) -> Iterator[tuple[list[Any], list[tuple[str, str]], bool]]:
-        for batch, ns in self._frames(self._parse(stream)):
+        for batch, ns in self._frames(stream):
             yield batch, ns, False
 
     def _chunks(self, chunks: Iterator[tuple[bool, int, bytes]]
@@ -320,7 +318,7 @@ class OxigraphSource:
         for is_head, start, chunk in chunks:
             header = carried
             offset = start - 1 - header.count(b"\n")
-            frames = list(self._frames(self._parse(header + chunk, offset, rename=True)))
+            frames = list(self._frames(header + chunk, offset, rename=True))
             statements = [st for batch, _ in frames for st in batch]
             namespaces = waiting + [ns for _, nss in frames for ns in nss]
             carried = self._header()
@@ -341,7 +339,7 @@ class OxigraphSource:
     def _json_lines(self, stream: Any) -> Iterator[tuple[list[Any], list[tuple[str, str]], bool]]:
         for number, line in enumerate(iter(stream.readline, b""), 1):
             if line.strip():
-                frames = list(self._frames(self._parse(line, number - 1, rename=True)))
+                frames = list(self._frames(line, number - 1, rename=True))
                 yield [st for b, _ in frames for st in b], [n for _, ns in frames for n in ns], True
 
     def frames(self) -> Iterator[tuple[TextFrame, bool]]:
