@@ -18,7 +18,8 @@ from ._terms import _Term
 class _BinaryWriter(Protocol):
     def write(self, data: bytes, /) -> object: ...
 
-_Syntax = Literal["rdf12", "rdf-star"] | None
+#: None, "rdf12" or "rdf-star" (checked at run time)
+_Syntax = str | None
 
 def term_to_nt(term: _Term, syntax: _Syntax = None) -> str:
     """The N-Triples form of an IRI, blank node, literal or quoted triple: ``<< s p o >>``, or

@@ -23,7 +23,8 @@ class _BinaryReader(Protocol):
     def read(self, size: int, /) -> bytes | bytearray | memoryview | None: ...
 
 _Source: TypeAlias = "bytes | bytearray | memoryview | _BinaryReader"
-_Syntax: TypeAlias = 'Literal["rdf12", "rdf-star"] | None'
+#: None, "rdf12" or "rdf-star" (checked at run time)
+_Syntax: TypeAlias = "str | None"
 
 #: The values of ``syntax=`` besides ``None``.
 SYNTAXES: tuple[str, ...]
