@@ -1,8 +1,9 @@
 # Character-level helpers of the N-Triples / N-Quads codec (inline, no state): strict UTF-8,
 # UCHAR escapes, the PN_CHARS classes of the W3C grammars, and the hash of the parser's term
 # cache.  The byte tables stay in _ntriples.pyx (a .pxd cannot hold initialised arrays).
+from cpython.unicode cimport PyUnicode_DecodeUTF8
 from libc.stdint cimport uint32_t, uint64_t
-from libc.string cimport memcpy
+from libc.string cimport memcmp, memcpy
 
 
 cdef inline signed char hex_value(unsigned char c) noexcept nogil:
@@ -158,3 +159,35 @@ cdef inline bint is_absolute_iri(str v) noexcept:
                              or c == 0x2E)):
             return False
     return False
+
+
+cdef inline str describe(const unsigned char* p, const unsigned char* end):
+    """The character at p, for error messages."""
+    cdef unsigned char c = p[0]
+    cdef uint32_t cp = 0
+    if 0x21 <= c <= 0x7E:
+        return f"character {chr(c)!r}"
+    if c == 0x20:
+        return "space"
+    if c < 0x80:
+        return f"control character U+{c:04X}"
+    if utf8_seq(p, end, &cp):
+        return f"character {chr(cp)!r} (U+{<int>cp:04X})"
+    return f"invalid UTF-8 byte 0x{c:02X}"
+
+
+cdef inline bint is_message(const unsigned char* s, const unsigned char* e):
+    """A comment's text s..e is a message delimiter: the same test as
+    re.match(r"\s*@message", text) (\s is str.isspace() for str patterns)."""
+    cdef const unsigned char* q = s
+    cdef unsigned char c
+    while q < e:
+        c = q[0]
+        if c == 0x20 or c == 0x09 or c == 0x0B or c == 0x0C or 0x1C <= c <= 0x1F:
+            q += 1
+        elif c >= 0x80:
+            text = PyUnicode_DecodeUTF8(<char*>s, e - s, NULL)
+            return text.lstrip().startswith("@message")
+        else:
+            break
+    return e - q >= 8 and memcmp(q, b"@message", 8) == 0

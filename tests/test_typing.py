@@ -26,7 +26,7 @@ import pytest
 from helpers import REPO_ROOT, jelly_subprocess_env
 
 PACKAGE = REPO_ROOT / "jelly"
-COMPILED = ("_buffer", "_decoder", "_encoder", "_framing", "_lookup", "_ntformat", "_ntlex", "_ntriples",
+COMPILED = ("_buffer", "_decoder", "_encoder", "_framing", "_lookup", "_ntformat", "_ntriples",
             "_sink", "_termdecoder", "_termencoder", "_terms")
 PUBLIC_PY = ("__init__", "options", "errors", "reader", "writer", "io", "formats", "convert",
              "inspect", "migrate")
