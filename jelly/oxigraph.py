@@ -465,8 +465,11 @@ class OxigraphSink:
         if streamed and prefixes:
             # pyoxigraph opens every document with all its prefixes: write each once, when it
             # is new or changed, and the body of the frame.
-            lines = data.split(b"\n", len(prefixes))
-            body = lines[-1] if len(lines) > len(prefixes) else b""
+            body = data
+            for _ in range(len(prefixes)):
+                if not body.startswith(b"@prefix "):
+                    break
+                body = body[body.index(b"\n") + 1:]
             fresh = [p for p, iri in prefixes.items() if self._written.get(p) != iri]
             header = "".join(f"@prefix {p}: <{prefixes[p]}> .\n" for p in fresh).encode("utf-8")
             self._written.update(prefixes)
