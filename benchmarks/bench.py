@@ -97,6 +97,9 @@ ROWS = [
     ("jelly/convert-thrift-to-jelly", "jelly", "convert-jena", "jelly convert RDF Thrift -> Jelly (CLI)", "cli"),
     ("jelly/convert-proto-to-jelly", "jelly", "convert-jena", "jelly convert RDF Protobuf -> Jelly (CLI)", "cli"),
     ("pyoxigraph/thrift-to-jelly-via-nt", "pyoxigraph", "convert-jena", "RDF Thrift -> Jelly through N-Triples with pyoxigraph (in-process)", "worker"),
+    # Turtle / TriG (the same statements, written by pyoxigraph with prefixes) to Jelly
+    ("jelly/ttl-to-jelly", "jelly", "ttl-to-jelly", "jelly convert Turtle/TriG -> Jelly (in-process, pyoxigraph)", "worker"),
+    ("rdflib/ttl-to-jelly", "rdflib", "ttl-to-jelly", "Turtle/TriG -> Jelly through rdflib (parse, jelly's rdflib serializer)", "worker"),
     # the memory check: the conversions again on the first quarter of the data
     ("jelly/convert-to-jelly@1/4", "jelly", "memory", "jelly convert NT/NQ -> Jelly, 1/4 of the data (CLI)", "cli"),
     ("jelly/convert-from-jelly@1/4", "jelly", "memory", "jelly convert Jelly -> NT/NQ, 1/4 of the data (CLI)", "cli"),
@@ -504,6 +507,25 @@ def prepare_op(key, ds, out):
             jelly.serialize(parsed, out, preset="big", physical_type=physical,
                             rows_per_frame=ROWS_PER_FRAME)
             os.unlink(text)
+    if key in ("jelly/ttl-to-jelly", "rdflib/ttl-to-jelly"):
+        turtle = ds.get("turtle")
+        if not turtle:
+            raise NotAvailable("no Turtle/TriG input (pyoxigraph writes it; is it installed?)")
+        if key == "jelly/ttl-to-jelly":
+            from jelly.convert import convert
+
+            def run():
+                convert(turtle, out, preset="big", rows_per_frame=ROWS_PER_FRAME)
+            return run, None
+        from rdflib import Dataset, Graph
+        if "serializer" not in _register_ours_rdflib():
+            raise NotAvailable("jelly.rdflib has no rdflib Serializer subclass yet")
+        cls, fmt = (Dataset, "trig") if quads else (Graph, "turtle")
+
+        def run():
+            g = cls()
+            g.parse(turtle, format=fmt)
+            g.serialize(destination=out, format=OURS_FORMAT)
         return run, None
 
     if key in ("jelly/convert-to-jelly-inproc", "jelly/convert-from-jelly-inproc"):
@@ -811,10 +833,41 @@ def finish_dataset(ds):
         target[key] = os.path.join(d, f"{'warmup-' if target is not ds else ''}{key}.{suffix}")
         with open(src, "rb") as f:
             jelly.jena.serialize(parse_nquads(f), target[key], format=fmt)
+    for text, into in ((ds["text"], ds), (warm_text, ds["warmup"])):
+        into["turtle"] = _write_turtle(text, ds["kind"] == "quads")
     ds["text_bytes"] = os.path.getsize(ds["text"])
     ds["text_gzip"] = gzip_size(ds["text"])
     ds["out_dir"] = os.path.join(d, "out")
     os.makedirs(ds["out_dir"], exist_ok=True)
+
+
+def _write_turtle(text, quads):
+    """The statements of an N-Triples / N-Quads file as Turtle / TriG beside it, written by
+    pyoxigraph with prefixes for the most used namespaces (None without pyoxigraph)."""
+    try:
+        import pyoxigraph as ox
+    except ImportError:
+        return None
+    from collections import Counter
+    out = os.path.splitext(text)[0] + (".trig" if quads else ".ttl")
+    if os.path.exists(out) and os.path.getmtime(out) >= os.path.getmtime(text):
+        return out
+    fmt = ox.RdfFormat.N_QUADS if quads else ox.RdfFormat.N_TRIPLES
+    namespaces = Counter()
+    for i, q in enumerate(ox.parse(path=text, format=fmt)):
+        if i >= 100000:
+            break
+        for t in (q.subject, q.predicate, q.object):
+            if isinstance(t, ox.NamedNode):
+                cut = max(t.value.rfind("/"), t.value.rfind("#"))
+                if cut > 0:
+                    namespaces[t.value[:cut + 1]] += 1
+    prefixes = {f"ns{i}": ns for i, (ns, _) in enumerate(namespaces.most_common(12))}
+    items = ox.parse(path=text, format=fmt)
+    ox.serialize(items if quads else (q.triple for q in items), out + ".part",
+                 format=ox.RdfFormat.TRIG if quads else ox.RdfFormat.TURTLE, prefixes=prefixes)
+    os.replace(out + ".part", out)
+    return out
 
 
 def _out_path(ds, key):
@@ -1008,6 +1061,8 @@ GOALS = [
     ("rdflib-size-vs-source-order", "rdflib serializer output no larger than source order: rdflib/source <= 1",
      lambda rs: _cmp(_ratio(_field(rs, "jelly/rdflib-serialize", "out_bytes"),
                             _field(rs, "jelly/serialize", "out_bytes")), "<=", 1)),
+    ("ttl-to-jelly-vs-rdflib", "Turtle/TriG -> Jelly >= 5x faster than through rdflib",
+     lambda rs: _cmp(_ratio(_rate(rs, "jelly/ttl-to-jelly"), _rate(rs, "rdflib/ttl-to-jelly")), ">=", 5)),
     ("memory-to-jelly", "peak RSS of NT->Jelly convert: 4x data / 1x data <= 1.2",
      lambda rs: _cmp(_ratio(_field(rs, "jelly/convert-to-jelly", "peak_rss_kb"),
                             _field(rs, "jelly/convert-to-jelly@1/4", "peak_rss_kb")), "<=", 1.2)),

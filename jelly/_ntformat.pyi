@@ -18,13 +18,18 @@ from ._terms import _Term
 class _BinaryWriter(Protocol):
     def write(self, data: bytes, /) -> object: ...
 
-def term_to_nt(term: _Term) -> str:
-    """The N-Triples form of an IRI, blank node, literal or quoted triple."""
+#: None, "rdf12" or "rdf-star" (checked at run time)
+_Syntax = str | None
 
-def statement_to_nt(stmt: Iterable[Any]) -> str:
+def term_to_nt(term: _Term, syntax: _Syntax = None) -> str:
+    """The N-Triples form of an IRI, blank node, literal or quoted triple: ``<< s p o >>``, or
+    with ``syntax="rdf12"`` the RDF 1.2 triple term ``<<( s p o )>>``."""
+
+def statement_to_nt(stmt: Iterable[Any], syntax: _Syntax = None) -> str:
     """One N-Triples / N-Quads line (with ``" .\\n"``) for ``(s, p, o)`` or ``(s, p, o, g)``.
 
-    A graph of ``DEFAULT_GRAPH`` or ``None`` gives a triple line.
+    A graph of ``DEFAULT_GRAPH`` or ``None`` gives a triple line.  ``syntax="rdf12"`` writes
+    quoted triples as RDF 1.2 triple terms and refuses them where RDF 1.2 has none.
     """
 
 @final
@@ -35,7 +40,9 @@ class NQuadsWriter:
     underlying stream open.
     """
 
-    def __init__(self, stream: _BinaryWriter, *, buffer_size: int = 65536) -> None: ...
+    def __init__(self, stream: _BinaryWriter, *, buffer_size: int = 65536,
+                 syntax: _Syntax = None) -> None:
+        """``syntax="rdf12"`` writes quoted triples as RDF 1.2 triple terms."""
     def write(self, stmt: Iterable[Any] | _MessageMarker) -> None:
         """Buffer one statement (a 3- or 4-tuple)."""
     def write_lines(self, lines: list[str]) -> None:
@@ -53,9 +60,13 @@ class NQuadsWriter:
 
 @final
 class NTriplesTerms(TermFactory):
-    """Every term as its N-Triples string; the default graph is ``None``."""
+    """Every term as its N-Triples string; the default graph is ``None``.  With
+    ``syntax="rdf12"`` quoted triples are RDF 1.2 triple terms ``<<( s p o )>>``."""
 
-    def __init__(self) -> None: ...
+    def __init__(self, syntax: _Syntax = None) -> None: ...
+    @property
+    def rdf12(self) -> bool:
+        """Quoted triples are written as RDF 1.2 triple terms."""
 
 @final
 class LineSink(StatementSink):

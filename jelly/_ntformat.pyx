@@ -15,7 +15,7 @@ from ._terms cimport IRI, BlankNode, Literal, Triple, DefaultGraph
 from ._sink cimport TermFactory, StatementSink
 
 from ._ntriples import MESSAGE as _MESSAGE
-from .errors import JellyDecodeError, JellyEncodeError
+from .errors import JellyDecodeError, JellyEncodeError, JellyError
 
 __all__ = ["term_to_nt", "statement_to_nt", "NQuadsWriter", "NTriplesTerms", "LineSink"]
 
@@ -50,7 +50,8 @@ cdef inline bint _iri_bad(Py_UCS4 c) noexcept:
 
 
 cdef inline bint _lit_bad(Py_UCS4 c) noexcept:
-    return c < 0x20 or c == 0x22 or c == 0x5C or c == 0x7F
+    # RDF 1.2 canonical N-Triples also escapes the noncharacters U+FFFE and U+FFFF
+    return c < 0x20 or c == 0x22 or c == 0x5C or c == 0x7F or c == 0xFFFE or c == 0xFFFF
 
 
 cdef inline bint _is_surrogate(Py_UCS4 c) noexcept:
@@ -173,8 +174,9 @@ cdef inline bint _pn_chars_base(Py_UCS4 c) noexcept:
 
 
 cdef inline bint _pn_chars(Py_UCS4 c) noexcept:
-    # PN_CHARS of the N-Triples grammar (PN_CHARS_U, '-', digits and a few combining ranges).
-    return (_pn_chars_base(c) or c == 0x5F or c == 0x3A or c == 0x2D or (0x30 <= c <= 0x39)
+    # PN_CHARS of the N-Triples grammar (PN_CHARS_U, '-', digits and a few combining ranges);
+    # PN_CHARS_U has no ':' (the W3C tests nt-syntax-bad-bnode-01/02 reject it).
+    return (_pn_chars_base(c) or c == 0x5F or c == 0x2D or (0x30 <= c <= 0x39)
             or c == 0xB7 or (0x300 <= c <= 0x36F) or (0x203F <= c <= 0x2040))
 
 
@@ -186,7 +188,7 @@ cdef str _bnode_nt(str label):
     cdef bint ok = n > 0
     if ok:
         c = label[0]
-        ok = _pn_chars_base(c) or c == 0x5F or c == 0x3A or (0x30 <= c <= 0x39)
+        ok = _pn_chars_base(c) or c == 0x5F or (0x30 <= c <= 0x39)
         i = 1
         while ok and i < n:
             c = label[i]
@@ -213,11 +215,15 @@ cdef bint _looks_escaped(str label, Py_ssize_t n):
 
 
 cdef str _lang_nt(str lang):
-    # LANGTAG ::= '@' [a-zA-Z]+ ('-' [a-zA-Z0-9]+)*; anything else would break the line.
+    # LANG_DIR ::= '@' [a-zA-Z]+ ('-' [a-zA-Z0-9]+)* ('--' ('ltr' | 'rtl'))?; anything else
+    # would break the line.
     cdef Py_ssize_t i, n = PyUnicode_GET_LENGTH(lang)
     cdef Py_UCS4 c
     cdef bint first = True, empty = True
-    cdef bint ok = n > 0
+    cdef bint ok
+    if n > 5 and lang[n - 5] == "-" and lang[n - 4] == "-" and lang[n - 3:] in ("ltr", "rtl"):
+        n -= 5          # a base direction (RDF 1.2)
+    ok = n > 0
     for i in range(n):
         c = lang[i]
         if c == 0x2D:
@@ -236,7 +242,8 @@ cdef str _lang_nt(str lang):
     return "@" + lang
 
 
-cdef str _term_nt(object t, int depth):
+cdef str _term_nt(object t, int depth, bint rdf12=False, int role=2):
+    # role: 0 subject, 1 predicate, 2 object (RDF 1.2 allows triple terms as objects only)
     cdef object tp = type(t)
     cdef Literal lit
     cdef Triple tr
@@ -268,6 +275,12 @@ cdef str _term_nt(object t, int depth):
         if depth >= _MAX_WRITE_DEPTH:
             raise ValueError(f"quoted triples nested deeper than {_MAX_WRITE_DEPTH}")
         tr = <Triple>t
+        if rdf12:
+            if role != 2:
+                _not_rdf12(role)
+            return (f"<<( {_term_nt(tr.s, depth + 1, True, 0)} "
+                    f"{_term_nt(tr.p, depth + 1, True, 1)} "
+                    f"{_term_nt(tr.o, depth + 1, True, 2)} )>>")
         return (f"<< {_term_nt(tr.s, depth + 1)} {_term_nt(tr.p, depth + 1)} "
                 f"{_term_nt(tr.o, depth + 1)} >>")
     if tp is DefaultGraph:
@@ -275,7 +288,21 @@ cdef str _term_nt(object t, int depth):
     raise TypeError(f"not an RDF term: {t!r}")
 
 
-cdef str _statement_nt(object stmt):
+cdef int _not_rdf12(int role) except -1:
+    raise JellyError(f"a quoted triple as {('subject', 'predicate', 'object')[role]} cannot be "
+                     f"written in RDF 1.2 (triple terms are objects only); convert RDF-star to "
+                     f"RDF 1.2 reifiers first (jelly convert --to-rdf12), or write RDF-star")
+
+
+cdef bint _rdf12(object syntax) except -1:
+    if syntax is None or syntax == "rdf-star":
+        return False
+    if syntax == "rdf12":
+        return True
+    raise ValueError(f"unknown syntax {syntax!r}; choose None, 'rdf12' or 'rdf-star'")
+
+
+cdef str _statement_nt(object stmt, bint rdf12=False):
     cdef Py_ssize_t n
     cdef object s, p, o, g = None
     cdef str line
@@ -290,8 +317,8 @@ cdef str _statement_nt(object stmt):
     elif type(stmt) is Triple:
         s, p, o = (<Triple>stmt).s, (<Triple>stmt).p, (<Triple>stmt).o
     else:
-        return _statement_nt(tuple(stmt))
-    line = f"{_term_nt(s, 0)} {_term_nt(p, 0)} {_term_nt(o, 0)}"
+        return _statement_nt(tuple(stmt), rdf12)
+    line = f"{_term_nt(s, 0, rdf12, 0)} {_term_nt(p, 0, rdf12, 1)} {_term_nt(o, 0, rdf12, 2)}"
     if g is None or type(g) is DefaultGraph:
         return f"{line} .\n"
     if type(g) is Triple:
@@ -299,17 +326,19 @@ cdef str _statement_nt(object stmt):
     return f"{line} {_term_nt(g, 0)} .\n"
 
 
-def term_to_nt(term):
-    """The N-Triples form of an IRI, blank node, literal or quoted triple."""
-    return _term_nt(term, 0)
+def term_to_nt(term, syntax=None):
+    """The N-Triples form of an IRI, blank node, literal or quoted triple: ``<< s p o >>``, or
+    with ``syntax="rdf12"`` the RDF 1.2 triple term ``<<( s p o )>>``."""
+    return _term_nt(term, 0, _rdf12(syntax), 2)
 
 
-def statement_to_nt(stmt):
+def statement_to_nt(stmt, syntax=None):
     """One N-Triples / N-Quads line (with ``" .\\n"``) for ``(s, p, o)`` or ``(s, p, o, g)``.
 
-    A graph of ``DEFAULT_GRAPH`` or ``None`` gives a triple line.
+    A graph of ``DEFAULT_GRAPH`` or ``None`` gives a triple line.  ``syntax="rdf12"`` writes
+    quoted triples as RDF 1.2 triple terms and refuses them where RDF 1.2 has none.
     """
-    return _statement_nt(stmt)
+    return _statement_nt(stmt, _rdf12(syntax))
 
 
 @cython.final
@@ -325,8 +354,10 @@ cdef class NQuadsWriter:
     cdef list _parts
     cdef Py_ssize_t _size
     cdef Py_ssize_t _limit
+    cdef bint _triple_terms
 
-    def __init__(self, stream, *, Py_ssize_t buffer_size=_WRITE_BUFFER):
+    def __init__(self, stream, *, Py_ssize_t buffer_size=_WRITE_BUFFER, syntax=None):
+        self._triple_terms = _rdf12(syntax)
         self._stream = stream
         self._write = stream.write
         self._parts = []
@@ -339,7 +370,7 @@ cdef class NQuadsWriter:
         if stmt is _MESSAGE:
             line = _MESSAGE_LINE
         else:
-            line = _statement_nt(stmt)
+            line = _statement_nt(stmt, self._triple_terms)
         self._parts.append(line)
         self._size += PyUnicode_GET_LENGTH(line)
         if self._size >= self._limit:
@@ -393,11 +424,15 @@ cdef class NQuadsWriter:
 
 @cython.final
 cdef class NTriplesTerms(TermFactory):
-    """Every term as its N-Triples string; the default graph is ``None``."""
+    """Every term as its N-Triples string; the default graph is ``None``.  With
+    ``syntax="rdf12"`` quoted triples are RDF 1.2 triple terms ``<<( s p o )>>``."""
 
-    def __init__(self):
+    cdef readonly bint rdf12
+
+    def __init__(self, syntax=None):
         self.default_graph = None
         self.acyclic = True
+        self.rdf12 = _rdf12(syntax)
 
     cdef object iri(self, str value):
         return _iri_nt(value)
@@ -419,7 +454,19 @@ cdef class NTriplesTerms(TermFactory):
         return _lex_nt(lex)
 
     cdef object triple(self, object s, object p, object o):
+        if self.rdf12:
+            _check_rdf12(<str>s, <str>p)
+            return f"<<( {<str>s} {<str>p} {<str>o} )>>"
         return f"<< {<str>s} {<str>p} {<str>o} >>"
+
+
+cdef inline int _check_rdf12(str s, str p) except -1:
+    # terms are N-Triples strings here: a triple term is the only one starting with '<<'
+    if PyUnicode_GET_LENGTH(s) > 1 and s[1] == "<":
+        _not_rdf12(0)
+    if PyUnicode_GET_LENGTH(p) > 1 and p[1] == "<":
+        _not_rdf12(1)
+    return 0
 
 
 @cython.final
@@ -427,18 +474,24 @@ cdef class LineSink(StatementSink):
     """N-Triples / N-Quads lines (each ending in ``" .\\n"``) of N-Triples terms."""
 
     cdef list out
+    cdef bint rdf12
 
     def __init__(self, terms):
         if not isinstance(terms, NTriplesTerms):
             raise ValueError("output='lines' needs terms='nt'")
         self.out = []
+        self.rdf12 = (<NTriplesTerms>terms).rdf12
 
     cdef int triple(self, object s, object p, object o) except -1:
+        if self.rdf12:
+            _check_rdf12(<str>s, <str>p)
         self.out.append(f"{<str>s} {<str>p} {<str>o} .\n")
         self.pending += 1
         return 0
 
     cdef int quad(self, object s, object p, object o, object g) except -1:
+        if self.rdf12:
+            _check_rdf12(<str>s, <str>p)
         if g is None:
             self.out.append(f"{<str>s} {<str>p} {<str>o} .\n")
         else:

@@ -1,38 +1,127 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""N-Triples / N-Quads parser with RDF-star quoted triples and generalized RDF.
+"""N-Triples / N-Quads parser: the W3C grammars of RDF 1.1 and RDF 1.2, the RDF-star
+community-group syntax, and generalized RDF.
 
 Works on raw UTF-8 bytes with C-level scanning.  Public API: ``parse_nquads``, ``TermParser``
 (single terms, e.g. DataFrame columns) and the ``MESSAGE`` sentinel (a ``# @message`` comment
 line, used as a message boundary).  Output is in ``jelly._ntformat``.
+
+Three syntaxes (``syntax=``):
+
+* ``None`` (default): RDF 1.2 triple terms ``<<( s p o )>>`` and RDF-star quoted triples
+  ``<< s p o >>``, both in any position, and generalized statements (any term anywhere), as
+  Jelly streams may hold them;
+* ``"rdf12"``: strict RDF 1.2 N-Triples / N-Quads: triple terms only as objects, ``<< >>``
+  rejected, language tags well-formed BCP 47;
+* ``"rdf-star"``: strict RDF-star N-Triples: ``<< >>`` as subject or object, nothing of RDF 1.2.
+
+A directional language tag (``"x"@en--ltr``) is kept as the literal's language ``"en--ltr"``.
 """
 
 cimport cython
 from cpython.bytearray cimport PyByteArray_AS_STRING, PyByteArray_GET_SIZE
 from cpython.list cimport PyList_GET_SIZE
 from cpython.ref cimport PyObject, Py_INCREF, Py_XDECREF
-from cpython.unicode cimport (PyUnicode_DecodeUTF8, PyUnicode_DecodeASCII, PyUnicode_KIND,
-                              PyUnicode_DATA, PyUnicode_GET_LENGTH, PyUnicode_1BYTE_KIND)
+from cpython.unicode cimport PyUnicode_DecodeUTF8, PyUnicode_DecodeASCII, PyUnicode_DATA, \
+    PyUnicode_GET_LENGTH
 from libc.stdint cimport uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, realloc
 from libc.string cimport memcmp, memcpy
 
-from jelly._terms cimport (IRI, BlankNode, Literal, Triple, DefaultGraph,
-                           make_iri, make_bnode, make_literal, make_triple)
+from jelly._terms cimport IRI, Literal, make_iri, make_bnode, make_literal, make_triple
+from jelly._ntchars cimport (utf8_seq, uchar_at, utf8_put, pn_chars_base, pn_chars_rest,
+                             hash_span, is_absolute_iri, describe, is_message)
 
 import io
+import re
 
-from .errors import JellyEncodeError, RdfSyntaxError
+from .errors import RdfSyntaxError
 
-__all__ = ["parse_nquads", "MESSAGE", "TermParser", "UntilMessage"]
+__all__ = ["parse_nquads", "MESSAGE", "TermParser", "UntilMessage", "SYNTAXES"]
 
-cdef str _XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
+#: The values of ``syntax=`` besides ``None``.
+SYNTAXES = ("rdf12", "rdf-star")
+
+cdef enum:
+    _ANY = 0                   # both notations, generalized statements
+    _RDF12 = 1                 # strict W3C RDF 1.2
+    _STAR = 2                  # strict RDF-star community-group syntax
 
 cdef enum:
     _MAX_DEPTH = 64            # quoted-triple nesting accepted by the parser
-    _CACHE_SLOTS = 8192        # direct-mapped term cache: memory stays flat on huge inputs
-    _CACHE_MAX_KEY = 512       # longer IRIs are rarely repeated; don't pin their bytes
     _DEFAULT_CHUNK = 1 << 20
     _BATCH = 128               # statements parsed per resumption of the generator
+
+cdef str _XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
+cdef str _RDF_LANGSTRING = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString"
+cdef str _RDF_DIRLANGSTRING = "http://www.w3.org/1999/02/22-rdf-syntax-ns#dirLangString"
+
+cdef enum:
+    _CACHE_SLOTS = 8192        # direct-mapped term cache: memory stays flat on huge inputs
+    _CACHE_MAX_KEY = 512       # longer IRIs are rarely repeated; don't pin their bytes
+
+cdef tuple _SYNTAX_LABEL = ("", "RDF 1.2", "RDF-star")
+
+# RFC 5646 (BCP 47) well-formed language tags; RDF 1.2 requires them.
+_BCP47 = re.compile(r"""
+    (?: (?: [a-z]{2,3} (?: -[a-z]{3} ){0,3} | [a-z]{4,8} )     # language (extlang)
+        (?: -[a-z]{4} )?                                       # script
+        (?: -(?: [a-z]{2} | [0-9]{3} ) )?                      # region
+        (?: -(?: [a-z0-9]{5,8} | [0-9][a-z0-9]{3} ) )*         # variants
+        (?: -[0-9a-wyz] (?: -[a-z0-9]{2,8} )+ )*               # extensions
+        (?: -x (?: -[a-z0-9]{1,8} )+ )?                        # private use
+      | x (?: -[a-z0-9]{1,8} )+
+      | en-gb-oed | i-(?: ami|bnn|default|enochian|hak|klingon|lux|mingo|navajo|pwn|tao|tay|tsu)
+      | sgn-(?: be-fr|be-nl|ch-de ) )
+    """, re.VERBOSE | re.IGNORECASE | re.ASCII)
+
+
+# ---------------------------------------------------------------------------------------------
+# Byte classes (ASCII only; bytes >= 0x80 are handled by the UTF-8 paths)
+
+cdef unsigned char _IRI_OK[256]     # allowed verbatim inside <...>
+cdef unsigned char _LIT_OK[256]     # allowed verbatim inside "..."
+cdef unsigned char _BN_FIRST[256]   # first char of a blank node label: PN_CHARS_U | [0-9]
+cdef unsigned char _BN_REST[256]    # later chars of a blank node label: PN_CHARS | '.'
+cdef unsigned char _ALPHA[256]
+cdef unsigned char _ALNUM[256]
+cdef unsigned char _ECHAR[256]      # value of \X escapes in literals, 0 = invalid
+
+
+cdef void _init_tables() noexcept:
+    cdef int i
+    for i in range(256):
+        _ALPHA[i] = (65 <= i <= 90) or (97 <= i <= 122)
+        _ALNUM[i] = _ALPHA[i] or (48 <= i <= 57)
+        _IRI_OK[i] = 0x21 <= i <= 0x7F and i not in (0x22, 0x3C, 0x3E, 0x5C, 0x5E, 0x60,
+                                                     0x7B, 0x7C, 0x7D)
+        _LIT_OK[i] = i < 0x80 and i not in (0x22, 0x5C, 0x0A, 0x0D)
+        # PN_CHARS_U is PN_CHARS_BASE | '_' (the colon of the RDF 1.1 grammar is an erratum:
+        # the W3C tests nt-syntax-bad-bnode-01/02 reject it)
+        _BN_FIRST[i] = _ALNUM[i] or i == 0x5F
+        _BN_REST[i] = _BN_FIRST[i] or i == 0x2D or i == 0x2E
+        _ECHAR[i] = 0
+    _ECHAR[ord('t')] = 9
+    _ECHAR[ord('b')] = 8
+    _ECHAR[ord('n')] = 10
+    _ECHAR[ord('r')] = 13
+    _ECHAR[ord('f')] = 12
+    _ECHAR[ord('"')] = 34
+    _ECHAR[ord("'")] = 39
+    _ECHAR[ord('\\')] = 92
+
+
+_init_tables()
+
+
+cdef int _syntax_code(object syntax) except -1:
+    if syntax is None:
+        return _ANY
+    if syntax == "rdf12":
+        return _RDF12
+    if syntax == "rdf-star":
+        return _STAR
+    raise ValueError(f"unknown syntax {syntax!r}; choose None, 'rdf12' or 'rdf-star'")
 
 
 @cython.final
@@ -50,50 +139,12 @@ MESSAGE = _MessageMarker()
 
 
 # ---------------------------------------------------------------------------------------------
-# Byte classes (ASCII only; bytes >= 0x80 are handled by the UTF-8 paths)
-
-cdef unsigned char _IRI_OK[256]     # allowed verbatim inside <...>
-cdef unsigned char _LIT_OK[256]     # allowed verbatim inside "..."
-cdef unsigned char _BN_FIRST[256]   # first char of a blank node label
-cdef unsigned char _BN_REST[256]    # later chars of a blank node label (incl. '.')
-cdef unsigned char _ALPHA[256]
-cdef unsigned char _ALNUM[256]
-cdef unsigned char _ECHAR[256]      # value of \X escapes in literals, 0 = invalid
-cdef signed char _HEX[256]
-
-
-cdef void _init_tables() noexcept:
-    cdef int i
-    for i in range(256):
-        _ALPHA[i] = (65 <= i <= 90) or (97 <= i <= 122)
-        _ALNUM[i] = _ALPHA[i] or (48 <= i <= 57)
-        _IRI_OK[i] = 0x21 <= i <= 0x7F and i not in (0x22, 0x3C, 0x3E, 0x5C, 0x5E, 0x60,
-                                                     0x7B, 0x7C, 0x7D)
-        _LIT_OK[i] = i < 0x80 and i not in (0x22, 0x5C, 0x0A, 0x0D)
-        _BN_FIRST[i] = _ALNUM[i] or i == 0x5F or i == 0x3A
-        _BN_REST[i] = _BN_FIRST[i] or i == 0x2D or i == 0x2E
-        _ECHAR[i] = 0
-        _HEX[i] = -1
-    for i in range(10):
-        _HEX[48 + i] = i
-    for i in range(6):
-        _HEX[65 + i] = 10 + i
-        _HEX[97 + i] = 10 + i
-    _ECHAR[ord('t')] = 9
-    _ECHAR[ord('b')] = 8
-    _ECHAR[ord('n')] = 10
-    _ECHAR[ord('r')] = 13
-    _ECHAR[ord('f')] = 12
-    _ECHAR[ord('"')] = 34
-    _ECHAR[ord("'")] = 39
-    _ECHAR[ord('\\')] = 92
-
-
-_init_tables()
-
-
-# ---------------------------------------------------------------------------------------------
 # Reading
+
+cdef tuple _ROLES = ("a subject", "a predicate", "an object", "a graph label or '.'")
+cdef tuple _ROLE_NAMES = ("subject", "predicate", "object", "graph label")
+
+
 
 ctypedef struct _Slot:
     PyObject* val
@@ -101,174 +152,6 @@ ctypedef struct _Slot:
     Py_ssize_t klen
     Py_ssize_t kcap
     int kind
-
-
-cdef inline Py_ssize_t _utf8_seq(const unsigned char* p, const unsigned char* end,
-                                 uint32_t* cp) noexcept nogil:
-    """Length of the well-formed UTF-8 sequence at p (p[0] >= 0x80), or 0.
-
-    Rejects overlong forms, surrogates and code points above U+10FFFF, like Python's codec.
-    """
-    cdef unsigned char c = p[0], c1, c2, c3
-    if c < 0xC2:
-        return 0
-    if c < 0xE0:
-        if end - p < 2:
-            return 0
-        c1 = p[1]
-        if (c1 & 0xC0) != 0x80:
-            return 0
-        cp[0] = ((c & 0x1F) << 6) | (c1 & 0x3F)
-        return 2
-    if c < 0xF0:
-        if end - p < 3:
-            return 0
-        c1 = p[1]
-        c2 = p[2]
-        if (c1 & 0xC0) != 0x80 or (c2 & 0xC0) != 0x80:
-            return 0
-        if (c == 0xE0 and c1 < 0xA0) or (c == 0xED and c1 >= 0xA0):
-            return 0
-        cp[0] = ((c & 0x0F) << 12) | ((c1 & 0x3F) << 6) | (c2 & 0x3F)
-        return 3
-    if c < 0xF5:
-        if end - p < 4:
-            return 0
-        c1 = p[1]
-        c2 = p[2]
-        c3 = p[3]
-        if (c1 & 0xC0) != 0x80 or (c2 & 0xC0) != 0x80 or (c3 & 0xC0) != 0x80:
-            return 0
-        if (c == 0xF0 and c1 < 0x90) or (c == 0xF4 and c1 >= 0x90):
-            return 0
-        cp[0] = ((c & 0x07) << 18) | ((c1 & 0x3F) << 12) | ((c2 & 0x3F) << 6) | (c3 & 0x3F)
-        return 4
-    return 0
-
-
-cdef inline Py_ssize_t _uchar_at(const unsigned char* p, const unsigned char* end,
-                                 uint32_t* cp) noexcept nogil:
-    """Length (6 or 10) of the \\uXXXX / \\UXXXXXXXX escape at p, or 0 if malformed."""
-    cdef Py_ssize_t k, i
-    cdef uint64_t v = 0
-    cdef signed char h
-    if end - p < 2:
-        return 0
-    if p[1] == 117:
-        k = 4
-    elif p[1] == 85:
-        k = 8
-    else:
-        return 0
-    if end - p < 2 + k:
-        return 0
-    for i in range(2, 2 + k):
-        h = _HEX[p[i]]
-        if h < 0:
-            return 0
-        v = (v << 4) | <uint64_t>h
-    cp[0] = <uint32_t>v
-    return 2 + k
-
-
-cdef inline Py_ssize_t _utf8_put(uint32_t c, char* out) noexcept nogil:
-    if c < 0x80:
-        out[0] = <char>c
-        return 1
-    if c < 0x800:
-        out[0] = <char>(0xC0 | (c >> 6))
-        out[1] = <char>(0x80 | (c & 0x3F))
-        return 2
-    if c < 0x10000:
-        out[0] = <char>(0xE0 | (c >> 12))
-        out[1] = <char>(0x80 | ((c >> 6) & 0x3F))
-        out[2] = <char>(0x80 | (c & 0x3F))
-        return 3
-    out[0] = <char>(0xF0 | (c >> 18))
-    out[1] = <char>(0x80 | ((c >> 12) & 0x3F))
-    out[2] = <char>(0x80 | ((c >> 6) & 0x3F))
-    out[3] = <char>(0x80 | (c & 0x3F))
-    return 4
-
-
-cdef inline bint _pn_base(uint32_t c) noexcept nogil:
-    # PN_CHARS_BASE above ASCII
-    return ((0xC0 <= c <= 0xD6) or (0xD8 <= c <= 0xF6) or (0xF8 <= c <= 0x2FF)
-            or (0x370 <= c <= 0x37D) or (0x37F <= c <= 0x1FFF) or (0x200C <= c <= 0x200D)
-            or (0x2070 <= c <= 0x218F) or (0x2C00 <= c <= 0x2FEF) or (0x3001 <= c <= 0xD7FF)
-            or (0xF900 <= c <= 0xFDCF) or (0xFDF0 <= c <= 0xFFFD) or (0x10000 <= c <= 0xEFFFF))
-
-
-cdef inline bint _pn_rest(uint32_t c) noexcept nogil:
-    return _pn_base(c) or c == 0xB7 or (0x300 <= c <= 0x36F) or (0x203F <= c <= 0x2040)
-
-
-cdef inline uint64_t _hash_span(const unsigned char* s, Py_ssize_t n) noexcept nogil:
-    # O(1): head, middle and tail words; a collision only costs a cache miss.
-    cdef uint64_t a = 0, b = 0, c = 0, h
-    if n >= 8:
-        memcpy(&a, s, 8)
-        memcpy(&b, s + n - 8, 8)
-        memcpy(&c, s + (n >> 1) - 4, 8)
-    else:
-        memcpy(&a, s, n)
-    h = (a * <uint64_t>0x9E3779B97F4A7C15) ^ (b * <uint64_t>0xC2B2AE3D27D4EB4F) \
-        ^ (c * <uint64_t>0x165667B19E3779F9) ^ <uint64_t>n
-    h ^= h >> 31
-    h *= <uint64_t>0xBF58476D1CE4E5B9
-    h ^= h >> 29
-    return h
-
-
-cdef bint _is_absolute(str v):
-    # scheme ":" with scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )
-    cdef Py_ssize_t i, n = PyUnicode_GET_LENGTH(v)
-    cdef Py_UCS4 c
-    if n == 0:
-        return False
-    c = v[0]
-    if not (c < 128 and _ALPHA[c]):
-        return False
-    for i in range(1, n):
-        c = v[i]
-        if c == 0x3A:
-            return True
-        if not (c < 128 and (_ALNUM[c] or c == 0x2B or c == 0x2D or c == 0x2E)):
-            return False
-    return False
-
-
-cdef bint _is_message(const unsigned char* s, const unsigned char* e):
-    # Same test as re.match(r"\s*@message", text): \s is str.isspace() for str patterns.
-    cdef const unsigned char* q = s
-    cdef unsigned char c
-    while q < e:
-        c = q[0]
-        if c == 0x20 or c == 0x09 or c == 0x0B or c == 0x0C or 0x1C <= c <= 0x1F:
-            q += 1
-        elif c >= 0x80:
-            text = PyUnicode_DecodeUTF8(<char*>s, e - s, NULL)
-            return text.lstrip().startswith("@message")
-        else:
-            break
-    return e - q >= 8 and memcmp(q, b"@message", 8) == 0
-
-
-cdef str _describe(const unsigned char* p, const unsigned char* end):
-    cdef unsigned char c = p[0]
-    cdef uint32_t cp = 0
-    if 0x21 <= c <= 0x7E:
-        return f"character {chr(c)!r}"
-    if c == 0x20:
-        return "space"
-    if c < 0x80:
-        return f"control character U+{c:04X}"
-    if _utf8_seq(p, end, &cp):
-        return f"character {chr(cp)!r} (U+{<int>cp:04X})"
-    return f"invalid UTF-8 byte 0x{c:02X}"
-
-
-cdef tuple _ROLES = ("a subject", "a predicate", "an object", "a graph label or '.'")
 
 
 @cython.final
@@ -283,19 +166,23 @@ cdef class _Parser:
     cdef bint messages
     cdef bint relative_ok
     cdef bint at_start
+    cdef int syntax
     cdef list out
     cdef _Slot* slots
     cdef char* sbuf
     cdef Py_ssize_t scap
-    cdef str lang
+    cdef str lang              # the last language tag (tags repeat: checked once, reused)
+    cdef object last_dt        # the last datatype IRI seen, checked, and what it stands for
+    cdef object last_dt_value
 
-    def __cinit__(self, bint messages, bint relative_ok):
+    def __cinit__(self, bint messages, bint relative_ok, int syntax=_ANY):
         self.slots = <_Slot*>calloc(_CACHE_SLOTS, sizeof(_Slot))
         if self.slots == NULL:
             raise MemoryError()
         self.line = 1
         self.messages = messages
         self.relative_ok = relative_ok
+        self.syntax = syntax
         self.at_start = True
 
     def __dealloc__(self):
@@ -337,24 +224,6 @@ cdef class _Parser:
         self.out = None
         return out, err, done
 
-    cdef int _fail(self, str msg, const unsigned char* at) except -1:
-        cdef const unsigned char* q = self.line_start
-        cdef Py_ssize_t col = 1
-        if at > self.end:
-            at = self.end
-        while q < at:
-            if (q[0] & 0xC0) != 0x80:
-                col += 1
-            q += 1
-        raise RdfSyntaxError(f"{msg} at column {col}", line=self.line)
-
-    cdef inline void _ws(self) noexcept:
-        cdef const unsigned char* p = self.p
-        cdef const unsigned char* end = self.end
-        while p < end and (p[0] == 32 or p[0] == 9):
-            p += 1
-        self.p = p
-
     cdef int _run(self, Py_ssize_t limit) except -1:
         """Returns 1 at the end of the block, 0 once `limit` items are collected."""
         cdef const unsigned char* p
@@ -381,6 +250,9 @@ cdef class _Parser:
             elif c == 35:
                 self.p = p
                 self._comment(True)
+            elif c == 86:
+                self.p = p
+                self._version()
             else:
                 self.p = p
                 self._statement()
@@ -399,13 +271,46 @@ cdef class _Parser:
                     break
                 p += 1
             else:
-                k = _utf8_seq(p, end, &cp)
+                k = utf8_seq(p, end, &cp)
                 if k == 0:
                     self._fail("invalid UTF-8 in comment", p)
                 p += k
-        if whole_line and self.messages and _is_message(start, p):
+        if whole_line and self.messages and is_message(start, p):
             self.out.append(MESSAGE)
         self.p = p
+        return 0
+
+    cdef int _line_end(self, str after) except -1:
+        """Only white space and a comment may follow on the line."""
+        cdef const unsigned char* p = self.p
+        cdef const unsigned char* end = self.end
+        while p < end and (p[0] == 32 or p[0] == 9):
+            p += 1
+        if p < end and p[0] == 35:
+            self.p = p
+            self._comment(False)
+            p = self.p
+        if p < end and p[0] != 10 and p[0] != 13:
+            self._fail(f"expected end of line after {after}, found {describe(p, end)}", p)
+        self.p = p
+        return 0
+
+    cdef int _version(self) except -1:
+        # RDF 1.2: versionDirective ::= 'VERSION' STRING_LITERAL_QUOTE, on a line of its own
+        cdef const unsigned char* p = self.p
+        if self.end - p < 7 or memcmp(p, b"VERSION", 7) != 0:
+            self._fail(f"unexpected {describe(p, self.end)}, expected a subject", p)
+        if self.syntax == _STAR:
+            self._fail_syntax("the VERSION directive (RDF 1.2)", p)
+        self.p = p + 7
+        self._ws()
+        p = self.p
+        if p >= self.end or p[0] != 34:
+            self._fail("expected a version string in double quotes after VERSION", p)
+        version = self._literal()
+        if (<Literal>version).language is not None or (<Literal>version).datatype is not None:
+            self._fail("the version after VERSION is a plain string", p)
+        self._line_end("the VERSION directive")
         return 0
 
     cdef int _statement(self) except -1:
@@ -426,17 +331,9 @@ cdef class _Parser:
             if p >= end or p[0] != 46:
                 if p >= end or p[0] == 10 or p[0] == 13:
                     self._fail("missing '.' at the end of the statement", p)
-                self._fail(f"expected '.' after the graph label, found {_describe(p, end)}", p)
-        p += 1
-        while p < end and (p[0] == 32 or p[0] == 9):
-            p += 1
-        if p < end and p[0] == 35:
-            self.p = p
-            self._comment(False)
-            p = self.p
-        if p < end and p[0] != 10 and p[0] != 13:
-            self._fail(f"expected end of line after '.', found {_describe(p, end)}", p)
-        self.p = p
+                self._fail(f"expected '.' after the graph label, found {describe(p, end)}", p)
+        self.p = p + 1
+        self._line_end("'.'")
         if g is None:
             self.out.append((s, pr, o))
         else:
@@ -452,15 +349,19 @@ cdef class _Parser:
         c = p[0]
         if c == 60:
             if p + 1 < end and p[1] == 60:
-                return self._quoted(depth + 1)
+                return self._quoted(depth + 1, role)
             return self._iri()
         if c == 34:
+            if self.syntax != _ANY and role != 2:
+                self._fail(f"a literal cannot be the {_ROLE_NAMES[role]} of a statement", p)
             return self._literal()
         if c == 95:
+            if self.syntax != _ANY and role == 1:
+                self._fail("a blank node cannot be a predicate", p)
             return self._bnode()
         if c == 46 and role == 2:
             self._fail("missing object before '.'", p)
-        self._fail(f"unexpected {_describe(p, end)}, expected {_ROLES[role]}", p)
+        self._fail(f"unexpected {describe(p, end)}, expected {_ROLES[role]}", p)
 
     cdef object _graph(self):
         cdef const unsigned char* p = self.p
@@ -471,7 +372,7 @@ cdef class _Parser:
             self._fail("a quoted triple cannot be a graph label", p)
         return self._term(0, 3)
 
-    cdef object _quoted(self, int depth):
+    cdef object _quoted(self, int depth, int role):
         cdef const unsigned char* start = self.p
         cdef const unsigned char* p
         cdef const unsigned char* end = self.end
@@ -483,6 +384,17 @@ cdef class _Parser:
         paren = p < end and p[0] == 40   # RDF 1.2 triple term <<( s p o )>>
         if paren:
             p += 1
+            if self.syntax == _STAR:
+                self._fail_syntax("the triple term '<<( ... )>>' (RDF 1.2)", start)
+            if self.syntax == _RDF12 and role != 2:
+                self._fail(f"a triple term cannot be the {_ROLE_NAMES[role]} of a statement "
+                           f"(RDF 1.2 allows it as the object only)", start)
+        elif self.syntax == _RDF12:
+            self._fail("the RDF-star quoted triple '<< ... >>' is not RDF 1.2 N-Triples / "
+                       "N-Quads (a triple term is written '<<( s p o )>>', as an object); "
+                       "read RDF-star data with syntax 'rdf-star'", start)
+        elif self.syntax == _STAR and role == 1:
+            self._fail("a quoted triple cannot be a predicate", start)
         self.p = p
         self._ws()
         s = self._term(depth, 0)
@@ -504,6 +416,29 @@ cdef class _Parser:
                 self._fail("expected '>>' to close the quoted triple", p)
         return make_triple(s, pr, o)
 
+
+    cdef int _fail(self, str msg, const unsigned char* at) except -1:
+        cdef const unsigned char* q = self.line_start
+        cdef Py_ssize_t col = 1
+        if at > self.end:
+            at = self.end
+        while q < at:
+            if (q[0] & 0xC0) != 0x80:
+                col += 1
+            q += 1
+        raise RdfSyntaxError(f"{msg} at column {col}", line=self.line)
+
+    cdef int _fail_syntax(self, str what, const unsigned char* at) except -1:
+        return self._fail(f"{what} is not {_SYNTAX_LABEL[self.syntax]} N-Triples / N-Quads "
+                          f"(syntax {('rdf12', 'rdf-star')[self.syntax - 1]!r})", at)
+
+    cdef inline void _ws(self) noexcept:
+        cdef const unsigned char* p = self.p
+        cdef const unsigned char* end = self.end
+        while p < end and (p[0] == 32 or p[0] == 9):
+            p += 1
+        self.p = p
+
     cdef object _iri(self):
         cdef const unsigned char* start = self.p + 1
         cdef const unsigned char* p = start
@@ -521,21 +456,21 @@ cdef class _Parser:
             elif c == 62:
                 break
             elif c == 92:
-                k = _uchar_at(p, end, &cp)
+                k = uchar_at(p, end, &cp)
                 if k == 0:
                     self._fail("invalid escape in IRI (only \\uXXXX and \\UXXXXXXXX are allowed)", p)
                 self._check_cp(cp, p)
                 esc = True
                 p += k
             elif c >= 0x80:
-                k = _utf8_seq(p, end, &cp)
+                k = utf8_seq(p, end, &cp)
                 if k == 0:
                     self._fail("invalid UTF-8 in IRI", p)
                 p += k
             elif c == 10 or c == 13:
                 self._fail("unterminated IRI", self.p)
             else:
-                self._fail(f"{_describe(p, end)} is not allowed in an IRI", p)
+                self._fail(f"{describe(p, end)} is not allowed in an IRI", p)
         self.p = p + 1
         return self._cached(start, p - start, 0, esc)
 
@@ -547,10 +482,10 @@ cdef class _Parser:
         return 0
 
     cdef object _bnode(self):
+        # BLANK_NODE_LABEL ::= '_:' (PN_CHARS_U | [0-9]) ((PN_CHARS | '.')* PN_CHARS)?
         cdef const unsigned char* p = self.p
         cdef const unsigned char* end = self.end
         cdef const unsigned char* start
-        cdef const unsigned char* last
         cdef unsigned char c
         cdef Py_ssize_t k
         cdef uint32_t cp = 0
@@ -563,14 +498,14 @@ cdef class _Parser:
         c = p[0]
         if c < 0x80:
             if not _BN_FIRST[c]:
-                self._fail(f"{_describe(p, end)} cannot start a blank node label", p)
+                self._fail(f"{describe(p, end)} cannot start a blank node label", p)
             p += 1
         else:
-            k = _utf8_seq(p, end, &cp)
+            k = utf8_seq(p, end, &cp)
             if k == 0:
                 self._fail("invalid UTF-8 in blank node label", p)
-            if not _pn_base(cp):
-                self._fail(f"{_describe(p, end)} cannot start a blank node label", p)
+            if not pn_chars_base(cp):
+                self._fail(f"{describe(p, end)} cannot start a blank node label", p)
             p += k
         while p < end:
             c = p[0]
@@ -579,8 +514,8 @@ cdef class _Parser:
                     break
                 p += 1
             else:
-                k = _utf8_seq(p, end, &cp)
-                if k == 0 or not _pn_rest(cp):
+                k = utf8_seq(p, end, &cp)
+                if k == 0 or not pn_chars_rest(cp):
                     break
                 p += k
         while (p - 1)[0] == 46:   # a label cannot end with '.': it is the statement's terminator
@@ -613,7 +548,7 @@ cdef class _Parser:
                     self._fail("unterminated string literal", self.p)
                 c = p[1]
                 if c == 117 or c == 85:
-                    k = _uchar_at(p, end, &cp)
+                    k = uchar_at(p, end, &cp)
                     if k == 0:
                         self._fail("invalid \\u or \\U escape", p)
                     self._check_cp(cp, p)
@@ -623,7 +558,7 @@ cdef class _Parser:
                 else:
                     self._fail(f"invalid escape sequence '\\{chr(c) if 0x21 <= c <= 0x7E else '?'}'", p)
             elif c >= 0x80:
-                k = _utf8_seq(p, end, &cp)
+                k = utf8_seq(p, end, &cp)
                 if k == 0:
                     self._fail("invalid UTF-8 in string literal", p)
                 p += k
@@ -650,17 +585,29 @@ cdef class _Parser:
                     self._fail("expected a datatype IRI after '^^'", q)
                 self.p = q
                 dt = self._iri()
-                if (<IRI>dt).value == _XSD_STRING:
-                    dt = None
-                return make_literal(lex, None, dt)
+                if dt is not self.last_dt:
+                    self._datatype(dt, q)
+                return make_literal(lex, None, self.last_dt_value)
         self.p = p
         return make_literal(lex, None, None)
 
+    cdef int _datatype(self, object dt, const unsigned char* at) except -1:
+        """Check a datatype IRI not seen just before; xsd:string stands for no datatype."""
+        cdef str v = (<IRI>dt).value
+        if v == _RDF_LANGSTRING or v == _RDF_DIRLANGSTRING:
+            self._fail(f"a literal with the datatype <{v}> needs a language tag "
+                       f"(write \"...\"@tag)", at)
+        self.last_dt = dt
+        self.last_dt_value = None if v == _XSD_STRING else dt
+        return 0
+
     cdef str _langtag(self, const unsigned char* at):
-        # LANGTAG ::= '@' [a-zA-Z]+ ('-' [a-zA-Z0-9]+)*
+        # LANG_DIR ::= '@' [a-zA-Z]+ ('-' [a-zA-Z0-9]+)* ('--' [a-zA-Z]+)?   (RDF 1.2; RDF 1.1
+        # and RDF-star have no direction).  The direction is 'ltr' or 'rtl'.
         cdef const unsigned char* s = at + 1
         cdef const unsigned char* r = s
         cdef const unsigned char* r2
+        cdef const unsigned char* d = NULL
         cdef const unsigned char* end = self.end
         cdef Py_ssize_t n
         cdef str lang
@@ -669,13 +616,23 @@ cdef class _Parser:
         if r == s:
             self._fail("invalid language tag", at)
         while r < end and r[0] == 45:
+            if end - r >= 2 and r[1] == 45:
+                d = r + 2
+                r2 = d
+                while r2 < end and _ALPHA[r2[0]]:
+                    r2 += 1
+                if r2 - d != 3 or not (memcmp(d, b"ltr", 3) == 0 or memcmp(d, b"rtl", 3) == 0):
+                    self._fail("invalid base direction: a language tag ends in '--ltr' or "
+                               "'--rtl'", r)
+                r = r2
+                break
             r2 = r + 1
             while r2 < end and _ALNUM[r2[0]]:
                 r2 += 1
             if r2 == r + 1:
                 self._fail("invalid language tag", at)
             r = r2
-        if r < end and (_ALNUM[r[0]] or r[0] == 95):
+        if r < end and (_ALNUM[r[0]] or r[0] == 45):
             self._fail("invalid language tag", at)
         n = r - s
         self.p = r
@@ -683,7 +640,12 @@ cdef class _Parser:
         if lang is not None and PyUnicode_GET_LENGTH(lang) == n \
                 and memcmp(PyUnicode_DATA(lang), s, n) == 0:
             return lang
+        if d != NULL and self.syntax == _STAR:
+            self._fail_syntax("a directional language tag (RDF 1.2)", d - 2)
         lang = PyUnicode_DecodeASCII(<char*>s, n, NULL)
+        if self.syntax == _RDF12 and _BCP47.fullmatch(lang if d == NULL else lang[:d - 2 - s]) is None:
+            self._fail(f"language tag {lang if d == NULL else lang[:d - 2 - s]!r} is not "
+                       f"well-formed (BCP 47)", at)
         self.lang = lang
         return lang
 
@@ -709,8 +671,8 @@ cdef class _Parser:
                 o += 1
                 p += 1
             elif p[1] == 117 or p[1] == 85:
-                k = _uchar_at(p, e, &cp)
-                o += _utf8_put(cp, out + o)
+                k = uchar_at(p, e, &cp)
+                o += utf8_put(cp, out + o)
                 p += k
             else:
                 out[o] = <char>_ECHAR[p[1]]
@@ -725,7 +687,7 @@ cdef class _Parser:
         cdef object term
         cdef char* key
         if n <= _CACHE_MAX_KEY:
-            slot = &self.slots[(_hash_span(start, n) + <uint64_t>kind) & (_CACHE_SLOTS - 1)]
+            slot = &self.slots[(hash_span(start, n) + <uint64_t>kind) & (_CACHE_SLOTS - 1)]
             if slot.val != NULL and slot.klen == n and slot.kind == kind \
                     and memcmp(slot.key, start, n) == 0:
                 return <object>slot.val
@@ -736,7 +698,7 @@ cdef class _Parser:
         else:
             v = PyUnicode_DecodeUTF8(<char*>start, n, NULL)
         if kind == 0:
-            if not self.relative_ok and not _is_absolute(v):
+            if not self.relative_ok and not is_absolute_iri(v):
                 self._fail("relative IRI not allowed", start - 1)
             term = make_iri(v)
         else:
@@ -805,14 +767,18 @@ def _parse_chunks(read, _Parser parser, Py_ssize_t chunk_size):
             del pending[:cut]
 
 
-def parse_nquads(source, *, messages=False, chunk_size=_DEFAULT_CHUNK, allow_relative_iris=False):
-    """Parse N-Triples / N-Quads (with RDF-star and generalized RDF) from a binary stream or bytes.
+def parse_nquads(source, *, messages=False, chunk_size=_DEFAULT_CHUNK, allow_relative_iris=False,
+                 syntax=None):
+    """Parse N-Triples / N-Quads from a binary stream or bytes.
 
-    Returns an iterator of ``(s, p, o)`` and ``(s, p, o, g)`` tuples, reading ``chunk_size``
-    bytes at a time.  With ``messages=True`` a comment line ``# @message`` yields ``MESSAGE``.
-    Syntax errors raise ``RdfSyntaxError`` with the line number, after the statements of the
-    lines before it were yielded.
+    ``syntax``: ``None`` (RDF 1.2 and RDF-star notations, generalized statements), ``"rdf12"``
+    (strict W3C RDF 1.2) or ``"rdf-star"`` (strict RDF-star).  Returns an iterator of
+    ``(s, p, o)`` and ``(s, p, o, g)`` tuples, reading ``chunk_size`` bytes at a time.  With
+    ``messages=True`` a comment line ``# @message`` yields ``MESSAGE``.  Syntax errors raise
+    ``RdfSyntaxError`` with the line and column, after the statements of the lines before it
+    were yielded.
     """
+    cdef int code = _syntax_code(syntax)
     if isinstance(source, (bytes, bytearray, memoryview)):
         source = io.BytesIO(source)
     elif isinstance(source, str):
@@ -824,18 +790,19 @@ def parse_nquads(source, *, messages=False, chunk_size=_DEFAULT_CHUNK, allow_rel
     chunk_size = int(chunk_size)
     if chunk_size < 1:
         raise ValueError("chunk_size must be positive")
-    return _parse_chunks(read, _Parser(bool(messages), bool(allow_relative_iris)), chunk_size)
+    return _parse_chunks(read, _Parser(bool(messages), bool(allow_relative_iris), code), chunk_size)
 
 
 @cython.final
 cdef class TermParser:
-    """Parses single terms in N-Triples syntax (an IRI, blank node, literal or ``<< s p o >>``),
-    e.g. the string columns of a DataFrame; repeated IRIs come back as the same objects."""
+    """Parses single terms in N-Triples syntax (an IRI, blank node, literal, ``<< s p o >>`` or
+    ``<<( s p o )>>``), e.g. the string columns of a DataFrame; repeated IRIs come back as the
+    same objects.  ``syntax`` as for :func:`parse_nquads`."""
 
     cdef _Parser parser
 
-    def __init__(self):
-        self.parser = _Parser(False, False)
+    def __init__(self, syntax=None):
+        self.parser = _Parser(False, False, _syntax_code(syntax))
 
     def parse(self, str text):
         """The term that ``text`` spells; :class:`RdfSyntaxError` if it is not exactly one."""
@@ -849,7 +816,6 @@ cdef class TermParser:
         if p.p != p.end:
             p._fail("unexpected text after the term", p.p)
         return term
-
 
 
 @cython.final

@@ -49,6 +49,17 @@ def _table_full_message(names):
             f"(deeply nested quoted triples?); use a larger table")
 
 
+cdef int _check_language(str lang) except -1:
+    # An RDF 1.2 directional language tag ("en--ltr", as the N-Triples parser keeps it): Jelly
+    # 1.1 has no field for the base direction, and writing the tag alone would lose it.
+    if "--" in lang:
+        raise JellyEncodeError(
+            f"the literal's language tag {lang!r} has a base direction (RDF 1.2 directional "
+            f"language-tagged string), which Jelly 1.1 cannot represent: RdfLiteral has no "
+            f"field for it")
+    return 0
+
+
 cdef class TermEncoder:
 
     def __cinit__(self):
@@ -260,6 +271,9 @@ cdef class TermEncoder:
             pl.datatype = dt
             utf8_of(lit.lex, &pl.s1, &pl.n1)
             if lit.language is not None:
+                if lit.language is not self.checked_lang:
+                    _check_language(<str>lit.language)
+                    self.checked_lang = lit.language
                 utf8_of(<str>lit.language, &pl.s2, &pl.n2)
             else:
                 pl.s2 = NULL
@@ -268,8 +282,9 @@ cdef class TermEncoder:
             if pos == POS_G or pos == POS_GRAPH_START:
                 raise JellyEncodeError("a quoted triple cannot name a graph")
             if not self.rdf_star:
-                raise JellyEncodeError("quoted triple (RDF-star) in a stream whose options do not "
-                                       "enable rdf_star")
+                raise JellyEncodeError("quoted triple (RDF-star, or an RDF 1.2 triple term) in a "
+                                       "stream whose options do not enable rdf_star "
+                                       "(jelly convert --rdf-star)")
             if pos == POS_P and not self.generalized:
                 raise JellyEncodeError("a quoted triple predicate is a generalized statement; "
                                        "enable generalized_statements")

@@ -85,6 +85,23 @@ def _add_writer_options(p: argparse.ArgumentParser) -> None:
                         "Thrift writer does)")
 
 
+def _add_text_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("text formats (docs/rdf12.md)")
+    g.add_argument("--syntax", choices=["rdf12", "rdf-star"],
+                   help="quoted triples in text: strict W3C RDF 1.2 (triple terms <<( s p o )>>) "
+                        "or RDF-star (<< s p o >>); default: N-Triples/N-Quads read both and "
+                        "write RDF-star, Turtle/TriG are RDF 1.2")
+    g.add_argument("--base", metavar="IRI",
+                   help="base IRI for relative IRIs (default: the input file's location)")
+    mig = g.add_mutually_exclusive_group()
+    mig.add_argument("--to-rdf12", dest="migrate", action="store_const", const="rdf12",
+                     help="rewrite RDF-star quoted subjects (and annotations) as RDF 1.2 "
+                          "reifiers (rdf:reifies)")
+    mig.add_argument("--to-rdf-star", dest="migrate", action="store_const", const="rdf-star",
+                     help="rewrite RDF 1.2 blank-node reifiers as RDF-star quoted triples "
+                          "(refused where that would lose information)")
+
+
 def cmd_convert(args) -> int:
     options = read_options(args.options_from) if args.options_from else None
     result = convert(
@@ -97,7 +114,8 @@ def cmd_convert(args) -> int:
         max_prefix_table_size=args.max_prefix_table_size,
         max_datatype_table_size=args.max_datatype_table_size, rdf_star=args.rdf_star,
         generalized_statements=args.generalized_statements, values=args.values,
-        prefix_names=args.prefix_names)
+        prefix_names=args.prefix_names, syntax=args.syntax, base=args.base,
+        migrate=args.migrate)
     if args.verbose:
         print(f"{result.statements} statements, {result.frames} frames", file=sys.stderr)
     return 0
@@ -168,6 +186,7 @@ def build_parser() -> argparse.ArgumentParser:
     conv.add_argument("-v", "--verbose", action="store_true", help="print counts on stderr")
     conv.add_argument("-q", "--quiet", action="store_true",
                       help="no progress on stderr (shown for long conversions on a terminal)")
+    _add_text_options(conv)
     _add_writer_options(conv)
     conv.set_defaults(func=cmd_convert)
     insp = sub.add_parser("inspect", help="show stream options and rows per frame")

@@ -24,12 +24,13 @@ import contextlib
 import dataclasses
 import itertools
 import os
+import pathlib
 from typing import TYPE_CHECKING, Any, Callable, ContextManager, Iterable, Iterator, cast
 
 from . import formats as _formats
 from ._decoder import Frame
-from ._ntformat import NQuadsWriter
-from ._ntriples import MESSAGE, UntilMessage, parse_nquads
+from ._ntformat import NQuadsWriter, NTriplesTerms
+from ._ntriples import MESSAGE, SYNTAXES, UntilMessage, parse_nquads
 from .errors import JellyError
 from .io import open_input, open_output
 from .options import (PhysicalStreamType, ReaderLimits, StreamOptions, is_grouped,
@@ -96,11 +97,14 @@ class JellySource:
     the stream's logical type does not say so."""
 
     def __init__(self, stream: BinaryReader, *, lines: bool = False, messages: bool = False,
-                 limits: ReaderLimits | None = None, strict: bool = False, **_: Any) -> None:
+                 limits: ReaderLimits | None = None, strict: bool = False,
+                 lines_syntax: str | None = None, **_: Any) -> None:
         self.lines = lines
+        terms: Any = "native"
+        if lines:
+            terms = NTriplesTerms(syntax=lines_syntax) if lines_syntax else "nt"
         self._reader = Reader(stream, limits=limits, strict=strict, new_streams=True,
-                              terms="nt" if lines else "native",
-                              output="lines" if lines else "tuples")
+                              terms=terms, output="lines" if lines else "tuples")
         self.options: StreamOptions | None = self._reader.options
         if self.options is None:
             self.quads = False
@@ -181,8 +185,9 @@ class NQuadsSource:
     options = None
 
     def __init__(self, stream: BinaryReader, *, format: str = "nq", messages: bool = False,
-                 rows_per_frame: int = DEFAULT_ROWS_PER_FRAME, **_: Any) -> None:
-        self._items = parse_nquads(stream, messages=True)
+                 rows_per_frame: int = DEFAULT_ROWS_PER_FRAME, syntax: str | None = None,
+                 **_: Any) -> None:
+        self._items = parse_nquads(stream, messages=True, syntax=syntax)
         head: list[Any] = []
         delimited = False
         for item in self._items:
@@ -231,13 +236,15 @@ class NQuadsSource:
 
 class NQuadsSink:
     """Writes N-Triples (``nt``: a statement in a named graph is an error) or N-Quads.
-    ``messages=True`` writes a ``# @message`` line before each frame."""
+    ``messages=True`` writes a ``# @message`` line before each frame; ``syntax="rdf12"``
+    writes quoted triples as RDF 1.2 triple terms ``<<( s p o )>>``."""
 
     lines = True
 
     def __init__(self, stream: BinaryWriter, source: Source, *, format: str = "nq",
-                 messages: bool = False, flush_frames: bool = False, **_: Any) -> None:
-        self._out = NQuadsWriter(stream)
+                 messages: bool = False, flush_frames: bool = False, syntax: str | None = None,
+                 **_: Any) -> None:
+        self._out = NQuadsWriter(stream, syntax=syntax)
         self._lines = source.lines
         self._triples_only = format == "nt"
         self._messages = messages
@@ -272,6 +279,18 @@ class NQuadsSink:
 
     def close(self) -> None:
         self._out.flush()
+
+
+def migrated(frames: Iterable[tuple[Frame | TextFrame, bool]], to: str
+             ) -> Iterator[tuple[TextFrame, bool]]:
+    """Frames with their statements rewritten to RDF 1.2 (``to="rdf12"``) or RDF-star
+    (``"rdf-star"``), see :mod:`jelly.migrate`; the state carries from frame to frame."""
+    from .migrate import ToRdf12, ToRdfStar
+    transform: Callable[[Iterable[Any]], Iterator[tuple[Any, ...]]] = \
+        ToRdf12() if to == "rdf12" else ToRdfStar()
+    for frame, message in frames:
+        yield TextFrame(transform(frame.statements), list(frame.namespaces),
+                        dict(frame.metadata or {})), message
 
 
 def _named(g: object) -> bool:
@@ -319,6 +338,7 @@ def convert(source: Input, destination: Output, *,
             options: StreamOptions | None = None, rows_per_frame: int = DEFAULT_ROWS_PER_FRAME,
             delimited: bool = True, limits: ReaderLimits | None = None,
             progress: Callable[[BinaryReader], ContextManager[BinaryReader]] | None = None,
+            syntax: str | None = None, base: str | None = None, migrate: str | None = None,
             **writer_fields: Any) -> Result:
     """Convert ``source`` (path, ``"-"``, bytes or binary file) to ``destination`` (path,
     ``"-"`` or binary file).  Formats come from the names (``from_format`` / ``to_format``:
@@ -327,9 +347,22 @@ def convert(source: Input, destination: Output, *,
     base :class:`StreamOptions`), the fields of :func:`jelly.make_options`, ``rows_per_frame``
     and ``delimited``.  A destination path is only replaced when the conversion succeeds.
     ``progress`` wraps the input stream (e.g. to show how much was read).
+
+    Text formats: ``syntax`` (``"rdf12"`` or ``"rdf-star"``) is the notation of quoted triples
+    in text input and output (see :func:`jelly._ntriples.parse_nquads`, ``docs/rdf12.md``);
+    ``base`` resolves relative IRIs (default: the input file's location).  ``migrate``
+    (``"rdf12"`` or ``"rdf-star"``) rewrites RDF-star quoted triples as RDF 1.2 reifiers or back
+    (:mod:`jelly.migrate`), and makes text output use that notation.
     """
     in_fmt = _format(from_format, source, "input", _formats.RDF)
     out_fmt = _format(to_format, destination, "output", _formats.RDF)
+    if syntax not in (None, *SYNTAXES):
+        raise JellyError(f"unknown syntax {syntax!r}; choose {' or '.join(SYNTAXES)}")
+    if migrate not in (None, *SYNTAXES):
+        raise JellyError(f"unknown migration {migrate!r}; choose {' or '.join(SYNTAXES)}")
+    out_syntax = migrate or syntax
+    if base is None and isinstance(source, (str, os.PathLike)) and os.fspath(source) != "-":
+        base = pathlib.Path(os.fspath(source)).resolve().as_uri()
     if messages and not out_fmt.messages and in_fmt.messages is False:
         raise JellyError(f"{out_fmt.label} has no RDF message log form")
     to_stdout = isinstance(destination, (str, os.PathLike)) and os.fspath(destination) == "-"
@@ -338,15 +371,19 @@ def convert(source: Input, destination: Output, *,
         if progress is not None:
             stream = stack.enter_context(progress(stream))
         sink_cls = out_fmt.load_writer()
-        src = open_source(stream, in_fmt, lines=getattr(sink_cls, "lines", False),
-                          messages=messages, rows_per_frame=rows_per_frame, limits=limits)
+        src = open_source(stream, in_fmt, lines=getattr(sink_cls, "lines", False) and not migrate,
+                          messages=messages, rows_per_frame=rows_per_frame, limits=limits,
+                          syntax=syntax, base=base, lines_syntax=out_syntax)
         stack.callback(src.close)
         out = stack.enter_context(open_output(destination))
         sink = open_sink(out, out_fmt, src, messages=messages, options=options,
                          rows_per_frame=rows_per_frame, delimited=delimited,
-                         flush_frames=to_stdout, **writer_fields)
+                         flush_frames=to_stdout, syntax=out_syntax, **writer_fields)
+        frames: Iterable[tuple[Frame | TextFrame, bool]] = src.frames()
+        if migrate:
+            frames = migrated(frames, migrate)
         try:
-            for frame, message in src.frames():
+            for frame, message in frames:
                 sink.write(frame, message)
             sink.close()
         except BaseException:

@@ -127,29 +127,28 @@ RDF_PROTOBUF = register(RdfFormat(
     aliases=("protobuf", "rpb", "pbrdf", "rdf-proto", "rdfpb", "rdf_pb"), binary=True,
     quads=True, reader="jelly.jena:ProtobufSource", writer="jelly.jena:ProtobufSink",
     inspector="jelly.jena:inspect_protobuf"))
-# Through rdflib (the only formats that import it).
+# Through pyoxigraph (jelly/oxigraph.py, the only module that imports it).
+_OX_READER, _OX_WRITER = "jelly.oxigraph:OxigraphSource", "jelly.oxigraph:OxigraphSink"
 TURTLE = register(RdfFormat(
     "ttl", "Turtle", (".ttl", ".turtle"), "text/turtle", aliases=("turtle",), messages=True,
-    reader="jelly.rdflib.formats:RdflibSource", writer="jelly.rdflib.formats:RdflibSink"))
+    reader=_OX_READER, writer=_OX_WRITER))
 TRIG = register(RdfFormat(
     "trig", "TriG", (".trig",), "application/trig", quads=True, messages=True,
-    reader="jelly.rdflib.formats:RdflibSource", writer="jelly.rdflib.formats:RdflibSink"))
+    reader=_OX_READER, writer=_OX_WRITER))
 RDFXML = register(RdfFormat(
     "xml", "RDF/XML", (".rdf", ".owl", ".xml"), "application/rdf+xml",
-    aliases=("rdfxml", "rdf/xml", "rdf", "owl"),
-    reader="jelly.rdflib.formats:RdflibSource", writer="jelly.rdflib.formats:RdflibSink"))
+    aliases=("rdfxml", "rdf/xml", "rdf", "owl"), reader=_OX_READER, writer=_OX_WRITER))
 JSONLD = register(RdfFormat(
     "jsonld", "JSON-LD", (".jsonld", ".json"), "application/ld+json",
     aliases=("json-ld", "json"), quads=True, messages=True,
-    reader="jelly.rdflib.formats:RdflibSource", writer="jelly.rdflib.formats:RdflibSink"))
+    reader=_OX_READER, writer=_OX_WRITER))
 NDJSONLD = register(RdfFormat(
     "ndjsonld", "newline-delimited JSON-LD", (".ndjsonld", ".ndjson", ".jsonl"),
     "application/x-ndjson-ld", aliases=("ndjson-ld", "ndjson", "jsonl"), quads=True,
-    messages=True,
-    reader="jelly.rdflib.formats:RdflibSource", writer="jelly.rdflib.formats:RdflibSink"))
+    messages=True, reader=_OX_READER, writer=_OX_WRITER))
 N3 = register(RdfFormat(
     "n3", "N3", (".n3",), "text/n3", aliases=("notation3",),
-    reader="jelly.rdflib.formats:RdflibSource", writer="jelly.rdflib.formats:RdflibSink"))
+    reader=_OX_READER, writer=_OX_WRITER))
 
 #: Compression suffixes that a path may end with after the format's extension.
 COMPRESSION_SUFFIXES = (".gz",)

@@ -79,10 +79,32 @@ _SELECTORS = {
 }
 
 
+_W3C_CASES: list = []
+
+
+def _w3c_params():
+    """The W3C RDF suites (tests/w3c_suites.py), loaded once; a suite that cannot be had is one
+    failing case."""
+    if not _W3C_CASES:
+        import w3c_suites
+        try:
+            cases = w3c_suites.load_cases()
+            params = [pytest.param(c, id=c.id) for c in cases]
+        except w3c_suites.SuiteMissing as e:
+            params = [pytest.param(_Missing(str(e)), id="w3c-suite-missing")]
+        except Exception as e:  # a broken manifest must fail loudly, not vanish
+            params = [pytest.param(_Missing(f"cannot load the W3C manifests: {e!r}"),
+                                   id="w3c-manifest-broken")]
+        _W3C_CASES.extend(params)
+    return _W3C_CASES
+
+
 def pytest_generate_tests(metafunc):
     for name, select in _SELECTORS.items():
         if name in metafunc.fixturenames:
             metafunc.parametrize(name, _params(select), indirect=True)
+    if "w3c_case" in metafunc.fixturenames:
+        metafunc.parametrize("w3c_case", _w3c_params(), indirect=True)
 
 
 def _unwrap(request):
@@ -114,6 +136,11 @@ def positive_jelly(request):
 
 @pytest.fixture
 def valid_jelly(request):
+    return _unwrap(request)
+
+
+@pytest.fixture
+def w3c_case(request):
     return _unwrap(request)
 
 

@@ -88,13 +88,15 @@ def check_rdflib_grouped_streams(out: str) -> None:
     assert "60 hasResult statements" in out
 
 
-def check_rdflib_cli(out: str) -> None:
+def check_text_formats_cli(out: str) -> None:
     sizes = dict(re.findall(r"^(\S+): (\d+) bytes$", out, re.M))
     assert set(sizes) == {"sensors.jelly", "sensors.ttl", "from-turtle.jelly"}
     assert int(sizes["from-turtle.jelly"]) < int(sizes["sensors.ttl"])
     assert "valid: 1 frames, 420 statements" in out
-    assert "Turtle log: 60 messages; the first one:" in out
-    assert "<http://example.org/aarhus/observation/0> a sosa:Observation ;" in out
+    assert "    @prefix sosa: <http://www.w3.org/ns/sosa/> .\n" in out
+    assert "    <http://example.org/observation/1> a sosa:Observation ;\n" in out
+    assert 'sosa:hasSimpleResult 1E0 , 2.50 , "line 1\\rline 2" .\n' in out
+    assert "Turtle log: 60 messages" in out
     assert "JSON-LD log: 60 lines" in out
     assert re.search(r"^file: .*back\.jelly \(delimited, 60 frames\)$", out, re.M)
 
@@ -117,7 +119,7 @@ CHECKS = {
     "rdflib_parse.py": check_rdflib_parse,
     "rdflib_serialize.py": check_rdflib_serialize,
     "rdflib_grouped_streams.py": check_rdflib_grouped_streams,
-    "rdflib_cli.py": check_rdflib_cli,
+    "text_formats_cli.py": check_text_formats_cli,
     "spark_pipeline.py": check_spark_pipeline,
 }
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from jelly._ntformat import NQuadsWriter, statement_to_nt, term_to_nt
 from jelly._ntriples import MESSAGE, parse_nquads
 from jelly._terms import DEFAULT_GRAPH, BlankNode, IRI, Literal, Triple
-from jelly.errors import RdfSyntaxError
+from jelly.errors import JellyEncodeError, JellyError, RdfSyntaxError
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
 EX = "http://example/"
@@ -109,8 +109,8 @@ POSITIVE = [
     ("<http://example/s> <http://example/p> _:a .\n_:a <http://example/p> <http://example/o> .",
      [(S, P, BlankNode("a")), (BlankNode("a"), P, O)]),
     ("<http://example/s> <http://example/p> _:1 .", [(S, P, BlankNode("1"))]),
-    ("_:a.b-c_d:e\u00b7f <http://example/p> _:\u00e9t\u00e9\u0300 .",
-     [(BlankNode("a.b-c_d:e\u00b7f"), P, BlankNode("\u00e9t\u00e9\u0300"))]),
+    ("_:a.b-c_d\u00b7f <http://example/p> _:\u00e9t\u00e9\u0300 .",
+     [(BlankNode("a.b-c_d\u00b7f"), P, BlankNode("\u00e9t\u00e9\u0300"))]),
     ("_:_x <http://example/p> _:\U00010000z .", [(BlankNode("_x"), P, BlankNode("\U00010000z"))]),
     # the '.' ending a label belongs to the statement
     ("<http://example/s> <http://example/p> _:o.", [(S, P, BlankNode("o"))]),
@@ -315,7 +315,11 @@ NEGATIVE = [
     '<http://example/s> <http://example/p> "string"@1 .',
     '<http://example/s> <http://example/p> "string"@ .',
     '<http://example/s> <http://example/p> "string"@en- .',
-    '<http://example/s> <http://example/p> "string"@en--ltr .',
+    '<http://example/s> <http://example/p> "string"@en--LTR .',    # W3C ntriples-langdir-bad-2
+    '<http://example/s> <http://example/p> "string"@en--unk .',    # W3C ntriples-langdir-bad-1
+    '<http://example/s> <http://example/p> "string"@en-- .',
+    '<http://example/s> <http://example/p> "string"@--ltr .',
+    '<http://example/s> <http://example/p> "string"@en--ltr-x .',
     '<http://example/s> <http://example/p> "string"@en_US .',
     '<http://example/s> <http://example/p> "string"@en^^<http://example/dt> .',
     # escapes in literals
@@ -750,7 +754,8 @@ _text = st.text(st.one_of(st.characters(blacklist_categories=("Cs",)), st.sample
                 max_size=30)
 _iris = st.builds(lambda scheme, rest: IRI(scheme + ":" + rest),
                   st.sampled_from(["http", "urn", "a+b.c-d", "X1"]), _text)
-_LABEL_FIRST = "abcXYZ019_:\u00c0\u00e9\u0370\u3001\U00010000"
+# no ":" (the W3C tests nt-syntax-bad-bnode-01/02 reject it)
+_LABEL_FIRST = "abcXYZ019_\u00c0\u00e9\u0370\u3001\U00010000"
 _LABEL_REST = _LABEL_FIRST + "-.\u00b7\u0300\u203f"
 _bnodes = st.builds(
     lambda first, rest: BlankNode((first + rest).rstrip(".") or first),
@@ -853,3 +858,142 @@ def test_fuzz_random_bytes(doc):
                                  b"\xa9", b"\xf0\x9f\x98\x80"]), max_size=40))
 def test_fuzz_token_soup(parts):
     _check_outcome(b"".join(parts), chunk_size=3)
+
+
+# ---------------------------------------------------------------------------------------------
+# RDF 1.2 and the syntax= choice (expected values from the W3C grammars, written by hand)
+
+RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+T_SPO = Triple(S, P, O)
+
+
+@pytest.mark.parametrize("doc,expected", [
+    # RDF 1.2 triple terms, as objects, nested, without white space
+    ("<http://example/s> <http://example/p> <<( <http://example/s> <http://example/p> "
+     "<http://example/o> )>> .", [(S, P, T_SPO)]),
+    ("<http://example/s><http://example/p><<(<http://example/s><http://example/p>"
+     "<<(<http://example/s><http://example/p><http://example/o>)>>)>>.",
+     [(S, P, Triple(S, P, T_SPO))]),
+    ("_:b <http://example/p> <<( _:b <http://example/p> \"x\"@en )>> <http://example/g> .",
+     [(BlankNode("b"), P, Triple(BlankNode("b"), P, Literal("x", language="en")), ex("g"))]),
+    # directional language tags: the language keeps the direction after '--'
+    ('<http://example/s> <http://example/p> "Hello"@en--ltr .',
+     [(S, P, Literal("Hello", language="en--ltr"))]),
+    ('<http://example/s> <http://example/p> "x"@en-GB--rtl <http://example/g> .',
+     [(S, P, Literal("x", language="en-GB--rtl"), ex("g"))]),
+    # the version directive
+    ('VERSION "1.2"\n<http://example/s> <http://example/p> <http://example/o> .', [(S, P, O)]),
+    ('VERSION"1.2-basic" # c\n', []),
+])
+def test_rdf12_positive(doc, expected):
+    assert parse(doc, syntax="rdf12") == expected
+    assert parse(doc) == expected                   # the default syntax reads RDF 1.2 too
+
+
+@pytest.mark.parametrize("doc,where,message", [
+    # RDF-star notation is not RDF 1.2 (W3C ntriples12-bad-reified-*)
+    ("<< <http://example/s> <http://example/p> <http://example/o> >> <http://example/q> "
+     "<http://example/z> .", 1, "'<< ... >>' is not RDF 1.2"),
+    ("<http://example/x> <http://example/p> << <http://example/s> <http://example/p> "
+     "<http://example/o> >> .", 39, "'<< ... >>' is not RDF 1.2"),
+    # triple terms are objects only (W3C ntriples12-bad-syntax-01, -10)
+    ("<http://example/a> <<( <http://example/s> <http://example/p> <http://example/o> )>> "
+     "<http://example/z> .", 20, "cannot be the predicate"),
+    ("<<( <http://example/s> <http://example/p> <http://example/o> )>> <http://example/a> "
+     "<http://example/z> .", 1, "cannot be the subject"),
+    # no generalized statements (W3C ntriples12-bad-syntax-02, -04)
+    ('<http://example/q> <http://example/r> <<( "XYZ" <http://example/p> <http://example/o> )>> .',
+     43, "a literal cannot be the subject"),
+    ("<http://example/q> <http://example/r> <<( <http://example/s> _:p <http://example/o> )>> .",
+     62, "blank node cannot be a predicate"),
+    ('"s" <http://example/p> <http://example/o> .', 1, "a literal cannot be the subject"),
+    ('<http://example/s> <http://example/p> <http://example/o> "g" .', 58,
+     "a literal cannot be the graph label"),
+    # language tags must be well-formed BCP 47 (W3C ntriples-langdir-bad-4)
+    ('<http://example/a> <http://example/b> "Hello"@cantbethislong .', 46, "not well-formed"),
+    ('<http://example/a> <http://example/b> "Hello"@en-x .', 46, "not well-formed"),
+])
+def test_rdf12_negative(doc, where, message):
+    e = parse_error(doc, syntax="rdf12")
+    assert message in e.message, e.message
+    assert e.message.endswith(f"at column {where}") and e.line == 1, e.message
+
+
+def test_rdf12_rules_in_every_syntax():
+    # rdf:langString / rdf:dirLangString need a tag (W3C ntriples-langdir-bad-3, -5)
+    for dt in ("langString", "dirLangString"):
+        for syntax in (None, "rdf12", "rdf-star"):
+            e = parse_error(f'<http://example/a> <http://example/b> "x"^^<{RDF}{dt}> .',
+                            syntax=syntax)
+            assert "needs a language tag" in e.message
+    # a base direction is ltr or rtl, lowercase (W3C ntriples-langdir-bad-1, -2)
+    for tag in ("en--LTR", "en--unk", "en--"):
+        for syntax in (None, "rdf12"):
+            parse_error(f'<http://example/a> <http://example/b> "x"@{tag} .', syntax=syntax)
+    # the default syntax reads RDF 1.1 tags as the grammar has them
+    assert parse('<http://example/a> <http://example/b> "x"@cantbethislong .') == [
+        (ex("a"), ex("b"), Literal("x", language="cantbethislong"))]
+
+
+def test_rdf_star_syntax():
+    quoted = ("<< <http://example/s> <http://example/p> <http://example/o> >> "
+              "<http://example/q> << _:b <http://example/p> \"x\" >> .")
+    assert parse(quoted, syntax="rdf-star") == [
+        (T_SPO, ex("q"), Triple(BlankNode("b"), P, Literal("x")))]
+    for doc, message in [
+        ("<http://example/s> <http://example/p> <<( <http://example/s> <http://example/p> "
+         "<http://example/o> )>> .", "triple term '<<( ... )>>' (RDF 1.2) is not RDF-star"),
+        ('<http://example/s> <http://example/p> "x"@en--ltr .', "directional language tag"),
+        ('VERSION "1.2"', "VERSION directive"),
+        ("<http://example/s> << <http://example/s> <http://example/p> <http://example/o> >> "
+         "<http://example/o> .", "cannot be a predicate"),
+        ('<http://example/s> "p" <http://example/o> .', "a literal cannot be the predicate"),
+    ]:
+        assert message in parse_error(doc, syntax="rdf-star").message
+
+
+def test_default_syntax_reads_both_notations_and_generalized_statements():
+    doc = ('<< <http://example/s> <http://example/p> <http://example/o> >> "p" '
+           '<<( _:b _:p <http://example/o> )>> .')
+    assert parse(doc) == [(T_SPO, Literal("p"), Triple(BlankNode("b"), BlankNode("p"), O))]
+
+
+def test_unknown_syntax():
+    with pytest.raises(ValueError, match="unknown syntax"):
+        parse_nquads(b"", syntax="rdf11")
+
+
+def test_term_parser_syntax():
+    from jelly._ntriples import TermParser
+    t = TermParser(syntax="rdf12").parse("<<( <http://example/s> <http://example/p> <http://example/o> )>>")
+    assert t == T_SPO
+    with pytest.raises(RdfSyntaxError):
+        TermParser(syntax="rdf12").parse("<< <http://example/s> <http://example/p> <http://example/o> >>")
+    assert TermParser().parse("<< <http://example/s> <http://example/p> <http://example/o> >>") == T_SPO
+
+
+def test_writer_rdf12_syntax():
+    nested = (S, P, Triple(S, P, T_SPO), ex("g"))
+    assert statement_to_nt(nested, syntax="rdf12") == (
+        "<http://example/s> <http://example/p> <<( <http://example/s> <http://example/p> "
+        "<<( <http://example/s> <http://example/p> <http://example/o> )>> )>> <http://example/g> .\n")
+    assert term_to_nt(T_SPO) == "<< <http://example/s> <http://example/p> <http://example/o> >>"
+    assert term_to_nt(T_SPO, syntax="rdf-star") == term_to_nt(T_SPO)
+    for stmt in [(T_SPO, P, O), (S, P, Triple(T_SPO, P, O))]:
+        with pytest.raises(JellyError, match="--to-rdf12"):
+            statement_to_nt(stmt, syntax="rdf12")
+    out = io.BytesIO()
+    with NQuadsWriter(out, syntax="rdf12") as w:
+        w.write((S, P, T_SPO))
+    assert out.getvalue() == (b"<http://example/s> <http://example/p> <<( <http://example/s> "
+                              b"<http://example/p> <http://example/o> )>> .\n")
+    with pytest.raises(ValueError, match="unknown syntax"):
+        statement_to_nt((S, P, O), syntax="rdf13")
+
+
+def test_writer_rdf12_details():
+    # directional tags, U+FFFE / U+FFFF escaped (RDF 1.2 canonical N-Triples), labels without ':'
+    assert term_to_nt(Literal("a\ufffeb\uffff", language="ar--rtl")) == '"a\\uFFFEb\\uFFFF"@ar--rtl'
+    assert term_to_nt(BlankNode("a:b")) == "_:j-" + b"a:b".hex()
+    with pytest.raises(JellyEncodeError):
+        term_to_nt(Literal("x", language="en--up"))

@@ -20,7 +20,8 @@ class NTSyntaxError(ValueError):
     pass
 
 
-_LANGTAG = re.compile(r"[a-zA-Z]+(?:-[a-zA-Z0-9]+)*")
+# LANG_DIR of RDF 1.2 (a base direction after '--'); RDF 1.1's LANGTAG without it
+_LANGTAG = re.compile(r"[a-zA-Z]+(?:-[a-zA-Z0-9]+)*(?:--(?:ltr|rtl))?")
 _PN_BASE_RANGES = ((0x41, 0x5A), (0x61, 0x7A), (0xC0, 0xD6), (0xD8, 0xF6), (0xF8, 0x2FF),
                    (0x370, 0x37D), (0x37F, 0x1FFF), (0x200C, 0x200D), (0x2070, 0x218F),
                    (0x2C00, 0x2FEF), (0x3001, 0xD7FF), (0xF900, 0xFDCF), (0xFDF0, 0xFFFD),
@@ -142,6 +143,13 @@ class _NTLine:
             out.append(c)
             self.i += 1
         lex = "".join(out)
+        # white space may separate the string from its language tag or '^^' (they are
+        # separate terminals of the grammar)
+        j = self.i
+        while j < len(self.s) and self.s[j] in _WS:
+            j += 1
+        if self.s[j:j + 1] == "@" or self.s[j:j + 2] == "^^":
+            self.i = j
         if self.peek() == "@":
             m = _LANGTAG.match(self.s, self.i + 1)
             if not m:
@@ -150,6 +158,7 @@ class _NTLine:
             return ("L", lex, m.group(0), None)
         if self.peek(2) == "^^":
             self.i += 2
+            self.ws()
             if self.peek() != "<":
                 self.err("datatype must be an IRI")
             dt = self.iri()[1]
@@ -160,14 +169,17 @@ class _NTLine:
         self.ws()
         c = self.peek()
         if self.peek(2) == "<<":
-            self.i += 2
+            # RDF-star << s p o >> and the RDF 1.2 triple term <<( s p o )>>: the same term
+            paren = self.peek(3) == "<<("
+            self.i += 3 if paren else 2
             s = self.term()
             p = self.term()
             o = self.term()
             self.ws()
-            if self.peek(2) != ">>":
-                self.err("expected >>")
-            self.i += 2
+            close = ")>>" if paren else ">>"
+            if self.peek(len(close)) != close:
+                self.err(f"expected {close}")
+            self.i += len(close)
             return ("T", s, p, o)
         if c == "<":
             return self.iri()

@@ -134,3 +134,14 @@ def test_neutral_term_helpers():
     assert nq_shape((A, B, C, DEFAULT_GRAPH)) == (A, B, C)
     assert nq_shape((A, B, C, ("I", "http://g"))) == (A, B, C, ("I", "http://g"))
     assert nq_shape((A, B, C)) == (A, B, C)
+
+
+def test_rdf12_triple_terms_and_directional_tags():
+    text = ('<http://a> <http://b> <<( <http://c> <http://d> "x"@en--rtl )>> .\n'
+            '<http://a> <http://b> << <http://c> <http://d> "x"@en >> .\n')
+    t12 = ("T", ("I", "http://c"), ("I", "http://d"), ("L", "x", "en--rtl", None))
+    tstar = ("T", ("I", "http://c"), ("I", "http://d"), ("L", "x", "en", None))
+    assert parse_nquads(text) == [(("I", "http://a"), ("I", "http://b"), t12),
+                                  (("I", "http://a"), ("I", "http://b"), tstar)]
+    with pytest.raises(NTSyntaxError):
+        parse_nquads('<http://a> <http://b> <<( <http://c> <http://d> <http://e> >> .')

@@ -1,0 +1,482 @@
+"""pyoxigraph in jelly: the only module that imports it.
+
+Text formats (Turtle, TriG, N3, RDF/XML, JSON-LD and newline-delimited JSON-LD) as a source and
+a sink of the conversion library (:mod:`jelly.convert`), through pyoxigraph's parsers and
+serializers: they follow the W3C grammars of RDF 1.1 and RDF 1.2 (all the W3C Turtle and TriG
+tests pass), keep every literal's lexical form and every character as written, and stream.
+
+* :class:`OxigraphSource` parses as it reads (one frame per batch of statements, with the
+  prefixes declared so far as Jelly namespace declarations); relative IRIs resolve against
+  ``base`` (the conversion library passes the input's location).  ``syntax="rdf-star"`` reads
+  RDF-star Turtle / TriG: pyoxigraph reads ``<< s p o >>`` as RDF 1.2 does (a reifier), and each
+  blank-node reifier is turned back into the quoted triple (:func:`jelly.migrate.to_rdf_star`).
+* :class:`OxigraphSink` writes Turtle, TriG and N3 frame by frame (prefixes from the input's
+  namespace declarations); RDF/XML and JSON-LD are single documents, written at the end.
+
+Message logs: Turtle and TriG split at lines ``# @message`` (prefixes and base carry over),
+newline-delimited JSON-LD has one document per line.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from typing import Any, Iterator
+
+from ._terms import DEFAULT_GRAPH, BlankNode, DefaultGraph, IRI, Literal, Triple
+from .convert import TextFrame
+from .errors import JellyError, RdfSyntaxError
+from .formats import get as get_format
+from .migrate import ToRdfStar
+
+try:
+    import pyoxigraph as ox
+except ImportError:     # pragma: no cover - the extra is installed by the tests
+    raise JellyError("Turtle, TriG, N3, RDF/XML and JSON-LD need pyoxigraph: "
+                     "pip install 'jelly[oxigraph]'") from None
+
+__all__ = ["OxigraphSource", "OxigraphSink"]
+
+XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
+RDF_LANGSTRING = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString"
+RDF_DIRLANGSTRING = "http://www.w3.org/1999/02/22-rdf-syntax-ns#dirLangString"
+
+#: pyoxigraph's formats of the registry's names.
+OX_FORMATS = {"ttl": ox.RdfFormat.TURTLE, "trig": ox.RdfFormat.TRIG, "n3": ox.RdfFormat.N3,
+              "xml": ox.RdfFormat.RDF_XML, "jsonld": ox.RdfFormat.JSON_LD,
+              "ndjsonld": ox.RdfFormat.JSON_LD}
+#: Formats that hold named graphs.
+DATASET_FORMATS = ("trig", "jsonld", "ndjsonld")
+#: Formats written frame by frame (the others are one document, written at the end).
+STREAMED_OUTPUT = ("ttl", "trig", "n3")
+#: Statements per frame of a flat source.
+BATCH = 1024
+#: A Turtle / TriG document is a message log if a delimiter line comes within its first bytes.
+LOOKAHEAD = 1 << 16
+#: A line that delimits RDF messages in Turtle / TriG: a comment whose text starts with
+#: @message (the same test as the N-Triples reader's).
+DELIMITER = re.compile(rb"^\s*#\s*@message")
+#: PN_PREFIX of Turtle, ASCII part and beyond (a prefix name that is not one is not written).
+_PN_BASE = ("A-Za-z\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u02FF\u0370-\u037D\u037F-\u1FFF"
+            "\u200C-\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD"
+            "\U00010000-\U000EFFFF")
+_PN_CHARS = _PN_BASE + "_\\-0-9\u00B7\u0300-\u036F\u203F-\u2040"
+PN_PREFIX = re.compile(f"(?:[{_PN_BASE}](?:[{_PN_CHARS}.]*[{_PN_CHARS}])?)?")
+_OX_LINE = re.compile(r"\bline (\d+)")
+_OX_COLUMN = re.compile(r"\bcolumns? (\d+)")
+
+
+def _label(fmt: str) -> str:
+    return get_format(fmt).label
+
+
+# ----------------------------------------------------------------------------------- terms
+
+class _FromOx:
+    """pyoxigraph terms to jelly terms (cached: repeated terms cost one dict look-up)."""
+
+    def __init__(self) -> None:
+        self.cache: dict[Any, Any] = {}
+
+    def __call__(self, t: Any) -> Any:
+        c = self.cache.get(t)
+        if c is not None:
+            return c
+        tp = type(t)
+        if tp is ox.NamedNode:
+            c = IRI(t.value)
+        elif tp is ox.BlankNode:
+            c = BlankNode(t.value)
+        elif tp is ox.Literal:
+            lang = t.language
+            if lang is not None:
+                d = t.direction
+                c = Literal(t.value, lang if d is None else f"{lang}--{d}")
+            else:
+                dt = t.datatype.value
+                c = Literal(t.value, None, None if dt == XSD_STRING else dt)
+        elif tp is ox.Triple:
+            c = Triple(self(t.subject), self(t.predicate), self(t.object))
+        elif tp is ox.DefaultGraph:
+            return DEFAULT_GRAPH
+        else:
+            raise JellyError(f"pyoxigraph gave a term jelly does not know: {t!r}")
+        if len(self.cache) >= 1 << 16:
+            self.cache.clear()
+        self.cache[t] = c
+        return c
+
+
+class _ToOx:
+    """jelly terms to pyoxigraph terms (cached per term)."""
+
+    def __init__(self) -> None:
+        self._cache: dict[Any, Any] = {}
+
+    def __call__(self, t: Any) -> Any:
+        c = self._cache.get(t)
+        if c is not None:
+            return c
+        tp = type(t)
+        try:
+            if tp is IRI:
+                c = ox.NamedNode(t.value)
+            elif tp is BlankNode:
+                c = ox.BlankNode(t.value)
+            elif tp is Literal:
+                c = self._literal(t)
+            elif tp is Triple:
+                c = ox.Triple(self(t.s), self(t.p), self(t.o))
+            elif tp is DefaultGraph or t is None:
+                return ox.DefaultGraph()
+            else:
+                raise JellyError(f"not an RDF term: {t!r}")
+        except (TypeError, ValueError) as exc:
+            if isinstance(exc, JellyError):
+                raise
+            raise JellyError(_term_error(t, exc)) from None
+        if len(self._cache) >= 1 << 16:
+            self._cache.clear()
+        self._cache[t] = c
+        return c
+
+    @staticmethod
+    def _literal(t: Literal) -> Any:
+        lang = t.language
+        if lang is not None:
+            tag, sep, direction = lang.partition("--")
+            if sep:
+                return ox.Literal(t.lex, language=tag, direction=ox.BaseDirection(direction))
+            return ox.Literal(t.lex, language=lang)
+        if t.datatype is None:
+            return ox.Literal(t.lex)
+        return ox.Literal(t.lex, datatype=ox.NamedNode(t.datatype.value))
+
+
+def _term_error(t: Any, exc: BaseException) -> str:
+    if type(t) is Triple and ("NamedOrBlankNode" in str(exc) or "Triple" in str(exc)):
+        return ("a quoted triple as subject cannot be written in RDF 1.2 (triple terms are "
+                "objects only); convert RDF-star to RDF 1.2 reifiers first (jelly convert "
+                "--to-rdf12)")
+    return f"cannot write {t!r}: {str(exc).splitlines()[0]}"
+
+
+# ---------------------------------------------------------------------------------- reading
+
+def _syntax_error(exc: SyntaxError, fmt: str, line_offset: int = 0) -> RdfSyntaxError:
+    # pyoxigraph: "Parser error at line 2 between columns 23 and 27: <reason>", or "between
+    # line 1 column 39 and line 2 column 1", or "at line 2 column 11"
+    text = str(exc.msg if exc.msg else exc)
+    head, sep, reason = text.partition(": ")
+    line_m, column_m = _OX_LINE.search(head), _OX_COLUMN.search(head)
+    if head.startswith("Parser error") and sep and line_m:
+        where = f" at column {column_m.group(1)}" if column_m else ""
+        return RdfSyntaxError(f"{' '.join(reason.split())}{where} ({_label(fmt)})",
+                              line=int(line_m.group(1)) + line_offset)
+    line = getattr(exc, "lineno", None)
+    if line is not None:
+        line += line_offset
+    return RdfSyntaxError(f"{' '.join(text.split())} ({_label(fmt)})", line=line)
+
+
+def split_messages(stream: Any, lookahead: int = LOOKAHEAD
+                   ) -> tuple[bool, bytes, Iterator[tuple[bool, int, bytes]]]:
+    """Turtle / TriG text split at ``# @message`` lines: ``(True, b"", messages)`` where
+    messages are ``(is_head, first line number, bytes)``, one at a time (``is_head`` marks the
+    text before the first delimiter), if a delimiter comes within the first ``lookahead`` bytes;
+    else ``(False, what was read, empty)`` and the stream holds the rest."""
+    head: list[bytes] = []
+    size = 0
+    found = False
+    while size < lookahead:
+        line = stream.readline()
+        if not line:
+            break
+        if DELIMITER.match(line):
+            found = True
+            break
+        head.append(line)
+        size += len(line)
+    first = b"".join(head)
+    if not found:
+        return False, first, iter(())
+
+    def messages() -> Iterator[tuple[bool, int, bytes]]:
+        number = len(head) + 1          # the delimiter's line
+        if first.strip():
+            yield True, 1, first
+        chunk: list[bytes] = []
+        start = number + 1
+        for line in iter(stream.readline, b""):
+            number += 1
+            if DELIMITER.match(line):
+                yield False, start, b"".join(chunk)
+                chunk = []
+                start = number + 1
+            else:
+                chunk.append(line)
+        yield False, start, b"".join(chunk)
+    return True, b"", messages()
+
+
+class OxigraphSource:
+    """Statements of a document in a text format, read by pyoxigraph (see the module
+    docstring): one frame per batch of statements, or per RDF message for logs."""
+
+    lines = False
+    options = None
+
+    def __init__(self, stream: Any, *, format: str, messages: bool = False,
+                 syntax: str | None = None, base: str | None = None, **_: Any) -> None:
+        if syntax not in (None, "rdf12", "rdf-star"):
+            raise JellyError(f"unknown syntax {syntax!r}; choose rdf12 or rdf-star")
+        if messages and format == "jsonld":
+            format = "ndjsonld"
+        if base is not None:
+            try:
+                ox.NamedNode(base)
+            except ValueError:
+                raise JellyError(f"the base IRI {base!r} is not an absolute IRI") from None
+        self._fmt = format
+        self._ox = OX_FORMATS[format]
+        self._syntax = syntax
+        self._base = base
+        self.quads = format in DATASET_FORMATS
+        self._declared: dict[str, str] = {}
+        if format == "ndjsonld":
+            self.grouped = True
+            self._parts = self._json_lines(stream)
+        elif get_format(format).messages:
+            is_log, head, chunks = split_messages(stream)
+            self.grouped = is_log or messages
+            if is_log:
+                self._parts = self._chunks(chunks)
+            elif messages:      # a log by request, without delimiters: one message
+                self._parts = self._chunks(iter(((False, 1, head + stream.read()),)))
+            else:
+                self._parts = self._document(_Chain(head, stream))
+        elif messages:
+            raise JellyError(f"{_label(format)} has no RDF message log form; use Turtle, TriG, "
+                             f"N-Triples, N-Quads or JSON-LD (one document per line)")
+        else:
+            self.grouped = False
+            self._parts = self._document(stream)
+
+    # Each part yields (statements, namespaces) frames.
+
+    def _frames(self, data: Any, line_offset: int = 0, rename: bool = False
+                ) -> Iterator[tuple[list[Any], list[tuple[str, str]]]]:
+        """(statements, new prefixes) of a document, BATCH statements at a time."""
+        try:
+            parser = ox.parse(data, format=self._ox, base_iri=self._base,
+                              without_named_graphs=not self.quads, rename_blank_nodes=rename)
+        except ValueError as exc:
+            raise JellyError(f"cannot read {_label(self._fmt)}: {exc}") from None
+        self._parser = parser
+        conv = _FromOx()
+        get = conv.cache.get     # the hot loop: a repeated term costs one look-up
+        batch: list[Any] = []
+        append = batch.append
+        try:
+            if self.quads:
+                for q in parser:
+                    s, p, o, g = q.subject, q.predicate, q.object, q.graph_name
+                    append((get(s) or conv(s), get(p) or conv(p), get(o) or conv(o),
+                            get(g) or conv(g)))
+                    if len(batch) >= BATCH:
+                        yield batch, self._new_prefixes()
+                        batch = []
+                        append = batch.append
+            else:
+                for q in parser:
+                    s, p, o = q.subject, q.predicate, q.object
+                    append((get(s) or conv(s), get(p) or conv(p), get(o) or conv(o)))
+                    if len(batch) >= BATCH:
+                        yield batch, self._new_prefixes()
+                        batch = []
+                        append = batch.append
+        except SyntaxError as exc:
+            raise _syntax_error(exc, self._fmt, line_offset) from None
+        yield batch, self._new_prefixes()
+
+    def _new_prefixes(self) -> list[tuple[str, str]]:
+        new = []
+        for prefix, iri in self._parser.prefixes.items():
+            if self._declared.get(prefix) != iri:
+                self._declared[prefix] = iri
+                new.append((prefix, iri))
+        return new
+
+    def _document(self, stream: Any) -> Iterator[tuple[list[Any], list[tuple[str, str]], bool]]:
+        for batch, ns in self._frames(stream):
+            yield batch, ns, False
+
+    def _chunks(self, chunks: Iterator[tuple[bool, int, bytes]]
+                ) -> Iterator[tuple[list[Any], list[tuple[str, str]], bool]]:
+        carried = b""
+        waiting: list[tuple[str, str]] = []
+        for is_head, start, chunk in chunks:
+            header = carried
+            offset = start - 1 - header.count(b"\n")
+            frames = list(self._frames(header + chunk, offset, rename=True))
+            statements = [st for batch, _ in frames for st in batch]
+            namespaces = waiting + [ns for _, nss in frames for ns in nss]
+            carried = self._header()
+            if is_head and not statements:
+                waiting = namespaces    # only prefixes and comments before the first delimiter
+                continue
+            waiting = []
+            yield statements, namespaces, True
+
+    def _header(self) -> bytes:
+        """Prefix and base declarations to carry into the next message."""
+        out = [f"@prefix {p}: <{iri}> .\n" for p, iri in self._parser.prefixes.items()]
+        base = self._parser.base_iri
+        if base is not None:
+            out.append(f"@base <{base}> .\n")
+        return "".join(out).encode("utf-8")
+
+    def _json_lines(self, stream: Any) -> Iterator[tuple[list[Any], list[tuple[str, str]], bool]]:
+        for number, line in enumerate(iter(stream.readline, b""), 1):
+            if line.strip():
+                frames = list(self._frames(line, number - 1, rename=True))
+                yield [st for b, _ in frames for st in b], [n for _, ns in frames for n in ns], True
+
+    def frames(self) -> Iterator[tuple[TextFrame, bool]]:
+        star = ToRdfStar(strict=False) if self._syntax == "rdf-star" else None
+        for statements, namespaces, message in self._parts:
+            if star is not None:
+                statements = star.feed(statements)
+                if message:     # a message is whole: nothing waits for the next one
+                    statements += star.flush()
+            if statements or namespaces or message:
+                yield TextFrame(statements, namespaces), message or self.grouped
+        if star is not None:
+            rest = star.flush()
+            if rest:
+                yield TextFrame(rest, []), False
+
+    def close(self) -> None:
+        pass
+
+
+class _Chain(io.RawIOBase):
+    """Bytes already read, then the rest of a stream (pyoxigraph reads it in pieces)."""
+
+    def __init__(self, head: bytes, stream: Any) -> None:
+        self._head = memoryview(head)
+        self._stream = stream
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        if self._head:
+            n = min(len(b), len(self._head))
+            b[:n] = self._head[:n]
+            self._head = self._head[n:]
+            return n
+        data = self._stream.read(len(b))
+        if not data:
+            return 0
+        b[:len(data)] = data
+        return len(data)
+
+
+# ---------------------------------------------------------------------------------- writing
+
+class OxigraphSink:
+    """Writes a text format through pyoxigraph: Turtle, TriG and N3 frame by frame, RDF/XML and
+    JSON-LD as one document at the end; with ``messages`` one document per frame (after a
+    ``# @message`` line; one line each for JSON-LD)."""
+
+    lines = False
+
+    def __init__(self, stream: Any, source: Any, *, format: str, messages: bool = False,
+                 **_: Any) -> None:
+        if messages and format == "jsonld":
+            format = "ndjsonld"
+        self._fmt = format
+        self._ox = OX_FORMATS[format]
+        self._stream = stream
+        self._messages = messages or format == "ndjsonld"
+        if self._messages and not get_format(format).messages:
+            raise JellyError(f"{_label(format)} has no RDF message log form; use Turtle, TriG, "
+                             f"N-Triples, N-Quads or JSON-LD (--to jsonld --messages)")
+        self._quads = format in DATASET_FORMATS
+        self._conv = _ToOx()
+        self._prefixes: dict[str, str] = {}
+        self._written: dict[str, str] = {}
+        self._held: list[Any] = []       # the whole document, for RDF/XML and JSON-LD
+        self.frames_written = 0
+        self.statements_written = 0
+
+    def write(self, frame: Any, message: bool) -> None:
+        for prefix, iri in frame.namespaces:
+            iri = iri.value if isinstance(iri, IRI) else str(iri)
+            if PN_PREFIX.fullmatch(prefix) and not any(c in iri for c in '<>"{}|^`\\ \n\r\t'):
+                self._prefixes[prefix] = iri
+        items = self._items(frame.statements)
+        self.statements_written += len(items)
+        self.frames_written += 1
+        if self._messages:
+            if self._fmt != "ndjsonld":
+                self._stream.write(b"# @message\n")
+            self._serialize(items, streamed=self._fmt in STREAMED_OUTPUT)
+        elif self._fmt in STREAMED_OUTPUT:
+            self._serialize(items, streamed=True)
+        else:
+            self._held.extend(items)
+
+    def _items(self, statements: Any) -> list[Any]:
+        conv = self._conv
+        out: list[Any] = []
+        if self._quads:
+            for st in statements:
+                g = st[3] if len(st) == 4 else None
+                out.append(ox.Quad(conv(st[0]), conv(st[1]), conv(st[2]),
+                                   ox.DefaultGraph() if g is None or type(g) is DefaultGraph
+                                   else conv(g)))
+            return out
+        for st in statements:
+            if len(st) == 4 and st[3] is not None and type(st[3]) is not DefaultGraph:
+                where = f" (frame {self.frames_written})" if self._messages else ""
+                raise JellyError(f"the input has statements in a named graph{where}, which "
+                                 f"{_label(self._fmt)} cannot hold; write TriG (.trig), "
+                                 f"N-Quads (.nq) or JSON-LD (.jsonld) instead")
+            try:
+                out.append(ox.Triple(conv(st[0]), conv(st[1]), conv(st[2])))
+            except TypeError as exc:
+                raise JellyError(_term_error(st[0] if type(st[0]) is Triple else st[1], exc)
+                                 ) from None
+        return out
+
+    def _serialize(self, items: list[Any], streamed: bool) -> None:
+        prefixes = self._prefixes if self._fmt != "ndjsonld" else {}
+        try:
+            data = ox.serialize(items, format=self._ox, prefixes=prefixes or None)
+        except (TypeError, ValueError) as exc:
+            raise JellyError(f"cannot write the statements as {_label(self._fmt)}: "
+                             f"{str(exc).splitlines()[0]}") from None
+        assert data is not None
+        if self._fmt == "ndjsonld":
+            self._stream.write(data.replace(b"\n", b" ").strip() + b"\n")
+            return
+        if streamed and prefixes:
+            # pyoxigraph opens every document with all its prefixes: write each once, when it
+            # is new or changed, and the body of the frame.
+            body = data
+            for _ in range(len(prefixes)):
+                if not body.startswith(b"@prefix "):
+                    break
+                body = body[body.index(b"\n") + 1:]
+            fresh = [p for p, iri in prefixes.items() if self._written.get(p) != iri]
+            header = "".join(f"@prefix {p}: <{prefixes[p]}> .\n" for p in fresh).encode("utf-8")
+            self._written.update(prefixes)
+            data = header + body
+        self._stream.write(data)
+
+    def close(self) -> None:
+        if not self._messages and self._fmt not in STREAMED_OUTPUT:
+            held, self._held = self._held, []
+            self._serialize(held, streamed=False)

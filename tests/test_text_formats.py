@@ -1,0 +1,238 @@
+"""Turtle, TriG, N3, RDF/XML and JSON-LD through pyoxigraph (jelly.oxigraph) in the conversion
+library and the command: data comes back exactly as written (lexical forms, characters,
+prefixes), relative IRIs resolve against --base or the input's location, errors are one line
+with the line and column, and big inputs stream.
+
+Expected N-Quads are written out by hand.
+"""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from helpers import run_jelly
+from jelly import BlankNode, IRI, Literal, parse_frames
+from jelly.convert import convert
+
+XSD = "http://www.w3.org/2001/XMLSchema#"
+TURTLE = (b'@prefix ex: <http://example/> .\n'
+          b'@prefix xsd: <http://www.w3.org/2001/XMLSchema#> .\n'
+          b'ex:s ex:p 1E0, 01, 1.50, "2.50"^^xsd:decimal, true, "a\\rb\\u00e9\\t" ;\n'
+          b'     ex:q "chat"@en-GB, <rel#x> .\n')
+
+
+def _nq(data: bytes, fmt: str, *args) -> str:
+    out = io.BytesIO()
+    convert(data, out, from_format=fmt, to_format="nq", **dict(args))
+    return out.getvalue().decode()
+
+
+def test_turtle_keeps_what_it_was_given(tmp_path):
+    src = tmp_path / "data.ttl"
+    src.write_bytes(TURTLE)
+    jelly = tmp_path / "data.jelly"
+    convert(src, jelly)
+    back = io.BytesIO()
+    convert(jelly, back, to_format="nq")
+    base = src.resolve().as_uri()
+    base_dir = base.rsplit("/", 1)[0]
+    assert back.getvalue().decode() == (
+        '<http://example/s> <http://example/p> "1E0"^^<http://www.w3.org/2001/XMLSchema#double> .\n'
+        '<http://example/s> <http://example/p> "01"^^<http://www.w3.org/2001/XMLSchema#integer> .\n'
+        '<http://example/s> <http://example/p> "1.50"^^<http://www.w3.org/2001/XMLSchema#decimal> .\n'
+        '<http://example/s> <http://example/p> "2.50"^^<http://www.w3.org/2001/XMLSchema#decimal> .\n'
+        '<http://example/s> <http://example/p> "true"^^<http://www.w3.org/2001/XMLSchema#boolean> .\n'
+        '<http://example/s> <http://example/p> "a\\rb\u00e9\\t" .\n'
+        '<http://example/s> <http://example/q> "chat"@en-gb .\n'
+        f'<http://example/s> <http://example/q> <{base_dir}/rel#x> .\n')
+    # the prefixes travel as namespace declarations and come back in Turtle
+    frames = list(parse_frames(jelly))
+    assert ("ex", IRI("http://example/")) in [(n, IRI(str(i.value if isinstance(i, IRI) else i)))
+                                               for n, i in frames[0].namespaces]
+    ttl = io.BytesIO()
+    convert(jelly, ttl, to_format="ttl")
+    assert ttl.getvalue().decode().startswith(
+        "@prefix ex: <http://example/> .\n@prefix xsd: <http://www.w3.org/2001/XMLSchema#> .\n"
+        "ex:s ex:p 1E0 , 01 , 1.50 , 2.50 , true , \"a\\rb\u00e9\\t\" ;\n")
+
+
+def test_base():
+    data = b"<s> <http://example/p> <../o> ."
+    assert _nq(data, "ttl", ("base", "http://example/a/b")) == (
+        "<http://example/a/s> <http://example/p> <http://example/o> .\n")
+    # bytes have no location: a relative IRI without --base is an error
+    with pytest.raises(Exception, match="line 1") as info:
+        _nq(data, "ttl")
+    assert "column 1" in str(info.value)
+    with pytest.raises(Exception, match="not an absolute IRI"):
+        _nq(data, "ttl", ("base", "no scheme"))
+
+
+@pytest.mark.parametrize("data,fmt,where", [
+    (b"@prefix ex: <http://example/> .\nex:s ex:p ex:o\n", "ttl", "(at line 3)"),
+    (b"<http://example/s> <http://example/p> \"x .\n", "ttl", "at column 39"),
+    (b"@prefix ex: <http://example/> .\n\nex:s ex:p ex:o, .", "ttl", "(at line 3)"),
+    (b"{ <http://example/s> <http://example/p> <http://example/o> . } }", "trig", "line 1"),
+])
+def test_syntax_errors_are_one_line_with_the_place(tmp_path, data, fmt, where):
+    src = tmp_path / f"bad.{fmt}"
+    src.write_bytes(data)
+    proc = run_jelly("convert", src, tmp_path / "out.jelly")
+    err = proc.stderr.decode()
+    assert proc.returncode == 1 and err.startswith("jelly: error: ") and err.count("\n") == 1
+    assert where in err, err
+    assert not (tmp_path / "out.jelly").exists()
+
+
+def test_rdf_star_turtle():
+    data = (b"@prefix : <http://example/> .\n"
+            b"<< :a :b :c >> :source :x .\n"
+            b":s :p << :a :b :c >> .\n"
+            b":a :b :c {| :date 2025 |} .\n")
+    t = "<< <http://example/a> <http://example/b> <http://example/c> >>"
+    assert _nq(data, "ttl", ("syntax", "rdf-star")) == (
+        f"{t} <http://example/source> <http://example/x> .\n"
+        f"<http://example/s> <http://example/p> {t} .\n"
+        "<http://example/a> <http://example/b> <http://example/c> .\n"
+        f'{t} <http://example/date> "2025"^^<http://www.w3.org/2001/XMLSchema#integer> .\n')
+    # read as RDF 1.2 (the default): << >> is a reifier
+    rdf12 = _nq(data, "ttl")
+    assert rdf12.count("<http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies>") == 3
+
+
+def test_trig_jsonld_rdfxml_n3_round_trips():
+    trig = (b'@prefix ex: <http://example/> .\n'
+            b'ex:g { ex:s ex:p "x"@en, _:b . }\n'
+            b'ex:s ex:p "1.0"^^<http://www.w3.org/2001/XMLSchema#decimal> .\n')
+    expected = ('<http://example/s> <http://example/p> "x"@en <http://example/g> .\n'
+                '<http://example/s> <http://example/p> _:b <http://example/g> .\n'
+                '<http://example/s> <http://example/p> "1.0"^^<http://www.w3.org/2001/XMLSchema#decimal> .\n')
+    assert _nq(trig, "trig") == expected
+    for fmt in ("trig", "jsonld"):
+        jelly, text = io.BytesIO(), io.BytesIO()
+        convert(trig, jelly, from_format="trig", to_format="jelly")
+        convert(jelly.getvalue(), text, from_format="jelly", to_format=fmt)
+        again = _nq(text.getvalue(), fmt)
+        assert _same_up_to_bnodes(again, expected), (fmt, again)
+    triples = b'<http://example/s> <http://example/p> "x\\ry", "2"^^<http://example/dt> .\n'
+    for fmt in ("xml", "n3", "ttl"):
+        out = io.BytesIO()
+        convert(triples, out, from_format="ttl", to_format=fmt)
+        assert _nq(out.getvalue(), fmt) == (
+            '<http://example/s> <http://example/p> "x\\ry" .\n'
+            '<http://example/s> <http://example/p> "2"^^<http://example/dt> .\n'), fmt
+
+
+def _same_up_to_bnodes(a: str, b: str) -> bool:
+    import re
+    norm = lambda s: sorted(re.sub(r"_:\w+", "_:X", s).splitlines())  # noqa: E731
+    return norm(a) == norm(b)
+
+
+def test_what_a_format_cannot_hold(tmp_path):
+    quads = b"<http://example/s> <http://example/p> <http://example/o> <http://example/g> .\n"
+    with pytest.raises(Exception, match="named graph.*TriG"):
+        convert(quads, io.BytesIO(), from_format="nq", to_format="ttl")
+    star = b"<< <http://example/s> <http://example/p> <http://example/o> >> <http://example/p> <http://example/o> .\n"
+    with pytest.raises(Exception, match="--to-rdf12"):
+        convert(star, io.BytesIO(), from_format="nt", to_format="ttl")
+    out = io.BytesIO()
+    convert(star, out, from_format="nt", to_format="ttl", migrate="rdf12")
+    assert b"<http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies> <<(" in out.getvalue()
+    # a base direction has no field in Jelly 1.1
+    src = tmp_path / "dir.ttl"
+    src.write_bytes(b'<http://example/s> <http://example/p> "Hello"@en--ltr .\n')
+    proc = run_jelly("convert", src, tmp_path / "dir.jelly")
+    err = proc.stderr.decode()
+    assert proc.returncode == 1 and "base direction" in err and "Jelly 1.1" in err
+    assert _nq(src.read_bytes(), "ttl") == \
+        '<http://example/s> <http://example/p> "Hello"@en--ltr .\n'
+
+
+def test_message_logs(tmp_path):
+    log = (b"@prefix ex: <http://example/> .\n"
+           b"# @message\nex:a ex:p _:x .\n"
+           b"# @message\nex:b ex:p _:x .\n")
+    jelly = io.BytesIO()
+    convert(log, jelly, from_format="ttl", to_format="jelly")
+    frames = list(parse_frames(jelly.getvalue()))
+    assert [len(f.statements) for f in frames] == [1, 1]
+    (a, _, xa), (b, _, xb) = frames[0].statements[0], frames[1].statements[0]
+    assert (a, b) == (IRI("http://example/a"), IRI("http://example/b"))
+    assert type(xa) is BlankNode and xa != xb          # blank nodes are scoped per message
+    out = io.BytesIO()
+    convert(jelly.getvalue(), out, from_format="jelly", to_format="ttl", messages=True)
+    text = out.getvalue().decode()
+    assert text.count("# @message\n") == 2 and text.count("@prefix ex:") == 1
+    nd = io.BytesIO()
+    convert(jelly.getvalue(), nd, from_format="jelly", to_format="ndjsonld")
+    assert len(nd.getvalue().splitlines()) == 2
+    again = io.BytesIO()
+    convert(nd.getvalue(), again, from_format="ndjsonld", to_format="jelly")
+    assert [len(f.statements) for f in parse_frames(again.getvalue())] == [1, 1]
+    # an error in a later message names its line in the whole log
+    bad = log + b"# @message\nex:c ex:p .\n"
+    with pytest.raises(Exception, match=r"column 11 \(Turtle\) \(at line 7\)"):
+        convert(bad, io.BytesIO(), from_format="ttl", to_format="jelly")
+
+
+def test_turtle_streams(tmp_path):
+    """A big document becomes many frames, and the first ones are written before the whole
+    input has been read."""
+    n = 20000
+    src = tmp_path / "big.ttl"
+    src.write_bytes(b"@prefix ex: <http://example/> .\n" +
+                    b"".join(b"ex:s%d ex:p %d .\n" % (i, i) for i in range(n)))
+    read = []
+
+    class Spy(io.RawIOBase):
+        def __init__(self, f):
+            self.f = f
+
+        def readable(self):
+            return True
+
+        def readinto(self, b):
+            data = self.f.read(len(b))
+            b[:len(data)] = data
+            read.append(len(data))
+            return len(data)
+
+    from jelly.oxigraph import OxigraphSource
+    with open(src, "rb") as f:
+        source = OxigraphSource(io.BufferedReader(Spy(f), 4096), format="ttl")
+        frames = source.frames()
+        first, _ = next(frames)
+        assert len(first.statements) == 1024
+        assert sum(read) < src.stat().st_size // 2
+        rest = sum(len(fr.statements) for fr, _ in frames)
+    assert len(first.statements) + rest == n
+    assert first.statements[0] == (IRI("http://example/s0"), IRI("http://example/p"),
+                                   Literal("0", datatype=XSD + "integer"))
+    assert first.namespaces == [("ex", "http://example/")]
+
+
+def test_cli_options(tmp_path):
+    src = tmp_path / "a.nt"
+    src.write_text("<http://example/s> <http://example/p> <<( <http://example/a> "
+                   "<http://example/b> <http://example/c> )>> .\n")
+    proc = run_jelly("convert", src, "-", "--to", "nt", "--syntax", "rdf-star")
+    assert proc.returncode == 1 and "is not RDF-star" in proc.stderr.decode()
+    proc = run_jelly("convert", src, "-", "--to", "nt", "--syntax", "rdf12")
+    assert proc.stdout.decode() == src.read_text()
+    assert run_jelly("convert", src, "-", "--to", "nt").stdout.decode() == (
+        "<http://example/s> <http://example/p> << <http://example/a> <http://example/b> "
+        "<http://example/c> >> .\n")
+    proc = run_jelly("convert", src, "-", "--to", "nt", "--syntax", "rdf11")
+    assert proc.returncode == 1 and "invalid choice" in proc.stderr.decode()
+    proc = run_jelly("convert", src, "-", "--to-rdf12", "--to-rdf-star", "--to", "nt")
+    assert proc.returncode == 1 and "not allowed with" in proc.stderr.decode()
+    ttl = tmp_path / "rel.ttl"
+    ttl.write_text("<s> <p> <o> .\n")
+    proc = run_jelly("convert", "-", "-", "--from", "ttl", "--to", "nt", stdin=ttl.read_bytes())
+    assert proc.returncode == 1 and "line 1" in proc.stderr.decode()
+    proc = run_jelly("convert", "-", "-", "--from", "ttl", "--to", "nt", "--base",
+                     "http://example/", stdin=ttl.read_bytes())
+    assert proc.stdout.decode() == "<http://example/s> <http://example/p> <http://example/o> .\n"
