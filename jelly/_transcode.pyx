@@ -34,7 +34,8 @@ from ._terms cimport make_iri
 from ._sink import TupleSink
 from ._terms import DEFAULT_GRAPH
 from .errors import JellyEncodeError, JellyError, JellyOptionsError
-from .options import DEFAULT_LIMITS, PROTOCOL_VERSION, PROTOCOL_VERSION_1_0, PhysicalStreamType
+from .options import (DEFAULT_LIMITS, PROTOCOL_VERSION, PROTOCOL_VERSION_1_0,
+                      PhysicalStreamType, StreamOptions)
 
 cdef enum:
     PT_TRIPLES = 1
@@ -323,8 +324,9 @@ cdef class FrameRewriter:
     number of input streams, each frame re-encoded with the output's own lookups, ids and
     repeated terms.
 
-    ``options`` are the output's; with version ``None`` the first input stream's version is
-    kept (1 or 2).  Namespace declarations are written only in version 2 streams (they are
+    ``options`` are the output's: :class:`StreamOptions`, ``None`` (those of the first input
+    stream) or a function of the first input stream's options returning them; with version
+    ``None`` the first input stream's version is kept (1 or 2).  Namespace declarations are written only in version 2 streams (they are
     cosmetic and version 1 has none).  ``continue_stream=True`` continues an output whose
     options row was already sent (e.g. a subscriber that so far received another stream's
     frames unchanged): nothing written from here on depends on what came before.
@@ -337,8 +339,11 @@ cdef class FrameRewriter:
     cdef readonly Py_ssize_t frames_written
 
     def __init__(self, options=None, *, bint continue_stream=False):
-        if options is not None:
+        if isinstance(options, StreamOptions):
             options.validate_for_writing()
+        elif options is not None and not callable(options):
+            raise TypeError(f"options must be StreamOptions, None or a function, not "
+                            f"{type(options).__name__}")
         elif continue_stream:
             raise JellyOptionsError("continuing a stream needs its options")
         self.requested = options
@@ -354,8 +359,19 @@ cdef class FrameRewriter:
         """Statements written so far."""
         return self.enc.statements if self.enc is not None else 0
 
+    cdef object settle(self, input_options):
+        # The output options, once the first input stream's are known.
+        if self.requested is None:
+            return input_options
+        if not isinstance(self.requested, StreamOptions):
+            self.requested = self.requested(input_options)
+            if not isinstance(self.requested, StreamOptions):
+                raise TypeError("the options function must return StreamOptions")
+            self.requested.validate_for_writing()
+        return self.requested
+
     cdef int start(self, input_options) except -1:
-        o = self.requested if self.requested is not None else input_options
+        o = self.settle(input_options)
         if o.version is None:
             version = min(max(int(input_options.version or 1), PROTOCOL_VERSION_1_0),
                           PROTOCOL_VERSION)
@@ -369,7 +385,7 @@ cdef class FrameRewriter:
     def check(self, input_options):
         """Raise :class:`JellyOptionsError` if this output cannot hold a stream with
         ``input_options``."""
-        check_output(self.requested if self.requested is not None else input_options,
+        check_output(self.enc.options if self.enc is not None else self.settle(input_options),
                      input_options)
 
     def restart(self):
@@ -381,10 +397,11 @@ cdef class FrameRewriter:
             self.enc.open_graph = None
         self.continuing = False
 
-    def write(self, frame, input_options, bint in_graph=False):
-        """The bytes of the output frame for one decoded input frame of a stream with
-        ``input_options``; ``in_graph``: the input frame ends inside a graph (GRAPHS).  Every
-        input frame gives one output frame (possibly empty)."""
+    def write(self, frame, input_options, bint in_graph=False, bint delimited=False):
+        """The bytes of the output frame (after its length as a varint when ``delimited``) for
+        one decoded input frame of a stream with ``input_options``; ``in_graph``: the input
+        frame ends inside a graph (GRAPHS).  Every input frame gives one output frame (possibly
+        without rows)."""
         cdef _WireEncoder enc
         if input_options is not self.checked:
             self.check(input_options)
@@ -398,7 +415,7 @@ cdef class FrameRewriter:
         enc.add_statements(frame.statements)
         close = enc.physical_type == PT_GRAPHS and (
             int(input_options.physical_type) != PT_GRAPHS or not in_graph)
-        out = enc.take_frame(frame.metadata or None, close, False)
+        out = enc.take_frame(frame.metadata or None, close, delimited)
         self.frames_written += 1
         return out
 
@@ -412,8 +429,9 @@ cdef class Transcoder:
 
     Frames of one input stream are fed in order with :meth:`transcode_frame`;
     :meth:`next_input` says a new input stream starts (a concatenated stream whose options
-    differ is also recognised on its own).  ``options`` None keeps the first input stream's
-    options.  ``limits`` caps what input streams may declare, as for a reader.
+    differ is also recognised on its own).  ``options``: as for :class:`FrameRewriter` (None
+    keeps the first input stream's).  ``limits`` caps what input streams may declare, as for a
+    reader.
     """
 
     cdef object limits
@@ -437,15 +455,16 @@ cdef class Transcoder:
         """Start the output afresh at the next frame: options row, empty tables."""
         self.output.restart()
 
-    def transcode_frame(self, data, Py_ssize_t offset=0):
-        """The output frame (bytes, without a length prefix) for one input frame (the bytes of an
-        ``RdfStreamFrame``; ``offset`` is its position in its input, for errors)."""
+    def transcode_frame(self, data, Py_ssize_t offset=0, bint delimited=False):
+        """The output frame (bytes; after its length as a varint when ``delimited``) for one
+        input frame (the bytes of an ``RdfStreamFrame`` in any buffer; ``offset`` is its position
+        in its input, for errors)."""
         frame = self.input.decode(data, offset)
         options = self.input.options
         if options is None:      # an empty frame before any options row
-            return b""
+            return b"\x00" if delimited else b""
         try:
-            return self.output.write(frame, options, self.input.in_graph)
+            return self.output.write(frame, options, self.input.in_graph, delimited)
         except JellyError as exc:
             if exc.frame is None:
                 exc.offset, exc.frame = offset, frame.index
