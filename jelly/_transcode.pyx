@@ -43,6 +43,7 @@ cdef enum:
     PT_GRAPHS = 3
 
 cdef tuple _POS_NAMES = ("subject", "predicate", "object", "graph", "graph")
+cdef object _UNKNOWN_GRAPH = object()
 
 
 # ------------------------------------------------------------------------------ wire values
@@ -329,16 +330,17 @@ cdef class FrameRewriter:
     ``None`` the first input stream's version is kept (1 or 2).  Namespace declarations are written only in version 2 streams (they are
     cosmetic and version 1 has none).  ``continue_stream=True`` continues an output whose
     options row was already sent (e.g. a subscriber that so far received another stream's
-    frames unchanged): nothing written from here on depends on what came before.
+    frames unchanged): nothing written from here on depends on what came before;
+    ``graph_open``: that stream is inside a graph (GRAPHS), which the next statement closes.
     """
 
     cdef object requested
     cdef _WireEncoder enc
-    cdef bint continuing
+    cdef bint continuing, graph_open
     cdef object checked         # input options last checked (one check per input stream)
     cdef readonly Py_ssize_t frames_written
 
-    def __init__(self, options=None, *, bint continue_stream=False):
+    def __init__(self, options=None, *, bint continue_stream=False, bint graph_open=False):
         if isinstance(options, StreamOptions):
             options.validate_for_writing()
         elif options is not None and not callable(options):
@@ -348,6 +350,7 @@ cdef class FrameRewriter:
             raise JellyOptionsError("continuing a stream needs its options")
         self.requested = options
         self.continuing = continue_stream
+        self.graph_open = graph_open and continue_stream
 
     @property
     def options(self):
@@ -380,6 +383,9 @@ cdef class FrameRewriter:
         if self.continuing:
             self.enc.options_written = True
             self.enc.reset_state()
+            if self.graph_open and self.enc.physical_type == PT_GRAPHS:
+                self.enc.graph_is_open = True
+                self.enc.open_graph = _UNKNOWN_GRAPH   # equal to no graph: ended by the next
         return 0
 
     def check(self, input_options):

@@ -207,19 +207,32 @@ class Client(_Base):
         Stop iterating (or close the iterator) to cancel the call."""
         self._check_output(output)
         backoff = Backoff() if reconnect is True else reconnect or None
-        request = encode_subscribe(topic, requested_options)
-        return _decoded(self._connections(request, backoff, timeout), output, terms, limits)
+        return self._subscription(encode_subscribe(topic, requested_options), output, terms,
+                                  limits, backoff, timeout)
 
-    def _connections(self, request: bytes, backoff: Backoff | None,
-                     timeout: float | None) -> Iterator[Iterator[bytes]]:
-        # One iterator of frames per connection.
+    def _subscription(self, request: bytes, output: str, terms: Any,
+                      limits: ReaderLimits | None, backoff: Backoff | None,
+                      timeout: float | None) -> Iterator[Any]:
         delays = backoff.delays() if backoff else iter(())
         while True:
             call = self._subscribe(request, metadata=self._metadata, timeout=timeout,
                                    wait_for_ready=backoff is not None)
-            received = [False]
+            # Each connection is a new stream.
+            decoder = None if output == "bytes" else Decoder(terms=terms, limits=limits)
+            received = False
             try:
-                yield _frames_of(call, received)
+                for data in call:
+                    if not received:
+                        received = True
+                        delays = backoff.delays() if backoff else iter(())
+                    if decoder is None:
+                        yield data
+                        continue
+                    frame = decoder.decode_frame(data)
+                    if output == "frames":
+                        yield frame
+                    else:
+                        yield from frame.statements
                 if backoff is None:
                     return
             except grpc.RpcError as exc:
@@ -227,34 +240,10 @@ class Client(_Base):
                     raise _failed(exc) from None
             finally:
                 call.cancel()
-            if received[0]:
-                delays = backoff.delays() if backoff else iter(())
             delay = next(delays, None)
             if delay is None:
-                raise RpcFailed(grpc.StatusCode.UNAVAILABLE,
-                                "gave up reconnecting to the server")
+                raise RpcFailed(grpc.StatusCode.UNAVAILABLE, "gave up reconnecting to the server")
             time.sleep(delay)
-
-
-def _frames_of(call: Iterable[bytes], received: list[bool]) -> Iterator[bytes]:
-    for frame in call:
-        received[0] = True
-        yield frame
-
-
-def _decoded(connections: Iterator[Iterator[bytes]], output: str, terms: Any,
-             limits: ReaderLimits | None) -> Iterator[Any]:
-    for frames in connections:
-        if output == "bytes":
-            yield from frames
-            continue
-        decoder = Decoder(terms=terms, limits=limits)
-        for data in frames:
-            frame = decoder.decode_frame(data)
-            if output == "frames":
-                yield frame
-            else:
-                yield from frame.statements
 
 
 class AsyncClient(_Base):
@@ -344,7 +333,9 @@ class AsyncClient(_Base):
             received = False
             try:
                 async for data in call:
-                    received = True
+                    if not received:
+                        received = True
+                        delays = backoff.delays() if backoff else iter(())
                     if decoder is None:
                         yield data
                         continue
@@ -361,8 +352,6 @@ class AsyncClient(_Base):
                     raise _failed(exc) from None
             finally:
                 call.cancel()
-            if received:
-                delays = backoff.delays() if backoff else iter(())
             delay = next(delays, None)
             if delay is None:
                 raise RpcFailed(grpc.StatusCode.UNAVAILABLE, "gave up reconnecting to the server")
