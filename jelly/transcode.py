@@ -140,17 +140,16 @@ def add_commands(subparsers: Any) -> None:
 
 
 def cmd_transcode(args: argparse.Namespace) -> int:
-    from .cli import CliError
     from .reader import read_options
 
     if len(args.files) < 2:
-        raise CliError("give at least one input and the output")
+        raise JellyError("give at least one input and the output")
     *inputs, output = args.files
     fields = {k: getattr(args, k) for k in OPTION_FIELDS}
     options = None
     if args.options_from:
         if any(v is not None for v in fields.values()):
-            raise CliError("--options-from cannot be combined with other option flags")
+            raise JellyError("--options-from cannot be combined with other option flags")
         options = read_options(args.options_from)
     result = transcode(inputs, output, options, **fields)
     if args.verbose:

@@ -78,7 +78,7 @@ def negotiate(requested: StreamOptions | None, offered: StreamOptions) -> Stream
     if requested is None:
         return offered
     r = requested
-    physical = int(r.physical_type) or int(offered.physical_type)
+    physical = PhysicalStreamType(int(r.physical_type) or int(offered.physical_type))
     names = min(r.max_name_table_size, offered.max_name_table_size)
     if names < MIN_NAME_TABLE_SIZE:
         raise JellyOptionsError(f"requested max_name_table_size {r.max_name_table_size} is below "
@@ -246,7 +246,7 @@ class Subscription:
                               f"topic {self.topic.name!r}: a published stream cannot be written "
                               f"with this subscription's options: {exc.message}") from None
         self.frames_sent += 1
-        return out               # type: ignore[no-any-return]
+        return out
 
     def get(self, timeout: float | None = None) -> bytes | None:
         """The next frame to send (waits for it), ``None`` at a clean end."""

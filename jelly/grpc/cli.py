@@ -288,7 +288,8 @@ def _requested(args: argparse.Namespace) -> StreamOptions | None:
     from ..options import make_options
     sizes = make_options(preset=args.preset) if args.preset else None
     return StreamOptions(
-        physical_type=PhysicalStreamType[args.physical_type.upper()] if args.physical_type else 0,
+        physical_type=PhysicalStreamType[args.physical_type.upper()] if args.physical_type
+        else PhysicalStreamType.UNSPECIFIED,
         logical_type=LogicalStreamType[args.logical_type.upper()] if args.logical_type else 0,
         generalized_statements=True if args.generalized_statements is None
         else args.generalized_statements,
@@ -381,8 +382,9 @@ def cmd_subscribe(args: argparse.Namespace) -> int:
                                       output="lines" if lines else "tuples")
                 frame = decoder.decode_frame(data)
                 if sink is None:
-                    sink = open_sink(out, out_fmt, _SubscribedSource(decoder, lines, args.messages),
-                                     messages=args.messages, flush_frames=to_stdout)
+                    source: Any = _SubscribedSource(decoder, lines, args.messages)
+                    sink = open_sink(out, out_fmt, source, messages=args.messages,
+                                     flush_frames=to_stdout)
                 sink.write(frame, args.messages or sink_grouped(decoder))
             if to_stdout:
                 out.flush()
@@ -413,6 +415,7 @@ class _SubscribedSource:
     """What a sink of :mod:`jelly.convert` needs to know about a subscribed stream."""
 
     def __init__(self, decoder: Any, lines: bool, messages: bool) -> None:
+        # The frames come from the subscription loop, not from here.
         self.lines = lines
         self.options = decoder.options
         self.quads = self.options is not None and \

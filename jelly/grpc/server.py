@@ -123,7 +123,8 @@ _UNAUTHENTICATED = "missing or wrong bearer token (metadata 'authorization: Bear
 
 
 def _code(name: str) -> grpc.StatusCode:
-    return getattr(grpc.StatusCode, name)  # type: ignore[no-any-return]
+    code: grpc.StatusCode = getattr(grpc.StatusCode, name)
+    return code
 
 
 def _handlers(publish: Any, subscribe: Any) -> grpc.GenericRpcHandler:
@@ -173,12 +174,12 @@ class Server(_Service):
         clean end of stream; calls still open after ``grace`` seconds are cancelled.  Returns an
         event set when everything has stopped."""
         self.broker.close()
-        done = self._server.stop(grace)
+        done: threading.Event = self._server.stop(grace)
         self._pool.shutdown(wait=False)
-        return done  # type: ignore[no-any-return]
+        return done
 
     def wait_for_termination(self, timeout: float | None = None) -> bool:
-        return self._server.wait_for_termination(timeout)  # type: ignore[no-any-return]
+        return bool(self._server.wait_for_termination(timeout))
 
     def __enter__(self) -> Server:
         return self.start()
@@ -271,7 +272,7 @@ class AsyncServer(_Service):
         await self._server.stop(grace)
 
     async def wait_for_termination(self, timeout: float | None = None) -> bool:
-        return await self._server.wait_for_termination(timeout)  # type: ignore[no-any-return]
+        return bool(await self._server.wait_for_termination(timeout))
 
     async def __aenter__(self) -> AsyncServer:
         return await self.start()
