@@ -342,8 +342,13 @@ def cmd_subscribe(args: argparse.Namespace) -> int:
     jelly_out = out_fmt.name == "jelly"
     progress = _Progress("received", args.quiet)
     client = _client(args)
+
+    def subscribed() -> None:
+        if args.verbose:
+            print(f"jelly: subscribed to {args.topic!r}", file=sys.stderr, flush=True)
     frames = client.subscribe(args.topic, _requested(args), output="bytes",
-                              reconnect=True if args.reconnect else None)
+                              reconnect=True if args.reconnect else None,
+                              on_subscribed=subscribed)
     count = nbytes = 0
     interrupted = False
     with _Interrupt() as interrupt, contextlib.closing(client), \

@@ -21,8 +21,8 @@ import dataclasses
 import itertools
 import random
 import time
-from typing import (Any, AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping, Sequence,
-                    cast)
+from typing import (Any, AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Mapping,
+                    Sequence, cast)
 
 import grpc
 from grpc import aio
@@ -198,21 +198,25 @@ class Client(_Base):
     def subscribe(self, topic: str, requested_options: StreamOptions | None = None, *,
                   output: str = "frames", terms: Any = "native",
                   limits: ReaderLimits | None = None, reconnect: Backoff | bool | None = None,
-                  timeout: float | None = None) -> Iterator[Any]:
+                  timeout: float | None = None,
+                  on_subscribed: Callable[[], object] | None = None) -> Iterator[Any]:
         """Subscribe to ``topic``, asking for ``requested_options`` (the server answers with
         compatible options or refuses with ``INVALID_ARGUMENT``).  Yields ``output``:
         ``"bytes"`` (frames as received), ``"frames"`` (decoded :class:`jelly.Frame`, terms made
         by ``terms`` as for :class:`jelly.Decoder`) or ``"statements"``.  ``reconnect``
         (``True`` or a :class:`Backoff`) keeps the subscription going across server restarts.
+        ``on_subscribed`` is called (from the iterating thread) each time the server has taken
+        the subscription, before its first frame: what is published from then on arrives.
         Stop iterating (or close the iterator) to cancel the call."""
         self._check_output(output)
         backoff = Backoff() if reconnect is True else reconnect or None
         return self._subscription(encode_subscribe(topic, requested_options), output, terms,
-                                  limits, backoff, timeout)
+                                  limits, backoff, timeout, on_subscribed)
 
     def _subscription(self, request: bytes, output: str, terms: Any,
                       limits: ReaderLimits | None, backoff: Backoff | None,
-                      timeout: float | None) -> Iterator[Any]:
+                      timeout: float | None,
+                      on_subscribed: Callable[[], object] | None) -> Iterator[Any]:
         delays = backoff.delays() if backoff else iter(())
         while True:
             call = self._subscribe(request, metadata=self._metadata, timeout=timeout,
@@ -221,6 +225,9 @@ class Client(_Base):
             decoder = None if output == "bytes" else Decoder(terms=terms, limits=limits)
             received = False
             try:
+                call.initial_metadata()      # the server has taken the subscription
+                if on_subscribed is not None and call.is_active():
+                    on_subscribed()
                 for data in call:
                     if not received:
                         received = True
@@ -320,7 +327,9 @@ class AsyncClient(_Base):
                         output: str = "frames", terms: Any = "native",
                         limits: ReaderLimits | None = None,
                         reconnect: Backoff | bool | None = None,
-                        timeout: float | None = None) -> AsyncIterator[Any]:
+                        timeout: float | None = None,
+                        on_subscribed: Callable[[], object] | None = None
+                        ) -> AsyncIterator[Any]:
         """:meth:`Client.subscribe` as an async generator."""
         self._check_output(output)
         backoff = Backoff() if reconnect is True else reconnect or None
@@ -332,6 +341,9 @@ class AsyncClient(_Base):
             decoder = None if output == "bytes" else Decoder(terms=terms, limits=limits)
             received = False
             try:
+                await call.initial_metadata()
+                if on_subscribed is not None:
+                    on_subscribed()
                 async for data in call:
                     if not received:
                         received = True

@@ -220,6 +220,8 @@ class Server(_Service):
             context.abort(_code(exc.code), exc.message)
         context.add_callback(sub.close)
         sub.on_drop = lambda: self._cancel_later(sub, context)
+        # Headers now: the client knows it is subscribed before the first frame.
+        context.send_initial_metadata(())
         try:
             while True:
                 frame = sub.get()
@@ -312,6 +314,7 @@ class AsyncServer(_Service):
         except BrokerError as exc:
             await context.abort(_code(exc.code), exc.message)
         context.add_done_callback(lambda _: sub.close())
+        await context.send_initial_metadata(())
         try:
             while True:
                 frame = await sub.aget()
