@@ -170,8 +170,30 @@ def subscribers_of(server, topic):
 
 # -- publish / subscribe -------------------------------------------------------------------------
 
+@pytest.fixture(params=["threads", "asyncio", "subprocess"])
+def any_client(request):
+    """A client of a server in this process (threads, asyncio) or of ``jelly serve``."""
+    if request.param == "subprocess":
+        srv = ServeProcess()
+        try:
+            with Client(srv.target) as c:
+                yield c
+        finally:
+            srv.stop()
+        return
+    srv = Server().start() if request.param == "threads" else AsyncServerThread()
+    try:
+        with Client(srv.target) as c:
+            yield c
+    finally:
+        srv.stop(0)
+        if request.param == "asyncio":
+            srv.close()
+
+
 @pytest.mark.parametrize("physical", ["triples", "quads", "graphs"])
-def test_publish_then_subscribe(server, client, physical):
+def test_publish_then_subscribe(any_client, physical):
+    client = any_client
     stmts = statements(physical)
     frames = encoded(stmts, physical, stream_name="something else")
     raw = Subscriber(client, "t", until=count(len(frames)))
@@ -614,6 +636,24 @@ class ServeProcess:
         out = self.proc.stderr.read()
         assert self.proc.wait(TIMEOUT) == 0, out
         return out
+
+
+def test_cli_serve_with_tls(certificate, tmp_path):
+    cert, key = certificate
+    server = ServeProcess("--tls-cert", cert, "--tls-key", key, "--asyncio")
+    try:
+        stmts = statements("triples", 30)
+        data = tmp_path / "in.jelly"
+        jelly.serialize(stmts, data)
+        with Client(server.target, tls=True, tls_ca=cert) as c:
+            sub = Subscriber(c, "tls", output="statements", until=count(len(stmts)))
+            proc = run_jelly("publish", "tls", data, "--server", server.target, "--tls-ca", cert)
+            assert proc.returncode == 0, proc.stderr
+            assert sub.result() == stmts
+        proc = run_jelly("publish", "tls", data, "--server", server.target, "--timeout", "5")
+        assert proc.returncode == 1 and b"UNAVAILABLE" in proc.stderr
+    finally:
+        server.stop()
 
 
 def test_cli_serve_publish_subscribe(tmp_path):

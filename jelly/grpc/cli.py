@@ -129,8 +129,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
                                      "token" if common["token"] else "") if x) or "no TLS, no token"
     if args.asyncio:
         import asyncio
-        return asyncio.run(_serve_async(AsyncServer(args.host, args.port, **common), args,
-                                        security))
+        # grpc.aio objects belong to the loop they are made in.
+        return asyncio.run(_serve_async(lambda: AsyncServer(args.host, args.port, **common),
+                                        args, security))
     server = Server(args.host, args.port, max_workers=args.max_workers,
                     drop_grace=args.drop_grace, **common)
     stop = threading.Event()
@@ -153,8 +154,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
-async def _serve_async(server: Any, args: argparse.Namespace, security: str) -> int:
+async def _serve_async(make: Any, args: argparse.Namespace, security: str) -> int:
     import asyncio
+    server = make()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for s in (signal.SIGINT, signal.SIGTERM):
