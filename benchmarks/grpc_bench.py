@@ -101,7 +101,9 @@ def publisher(target: str, topic: str, path: str, ready, go, results) -> None:
 
 
 def subscriber(target: str, topic: str, expected_frames: int, requested: str | None,
-               ready, results) -> None:
+               ready, results, nice: int = 0) -> None:
+    if nice:
+        os.nice(nice)
     import jelly
     from jelly.grpc.client import Client
     options = jelly.make_options(preset=requested) if requested else None
@@ -144,7 +146,8 @@ def serve(asyncio_server: bool) -> tuple[subprocess.Popen, str]:
 
 
 def scenario(path: Path, statements: int, frames: int, pubs: int, subs: int,
-             requested: str | None, asyncio_server: bool, target: str | None = None) -> dict:
+             requested: str | None, asyncio_server: bool, target: str | None = None,
+             nice: int = 0) -> dict:
     ctx = mp.get_context("spawn")
     server = None
     if target is None:
@@ -155,7 +158,7 @@ def scenario(path: Path, statements: int, frames: int, pubs: int, subs: int,
     try:
         for i in range(subs):
             procs.append(ctx.Process(target=subscriber, args=(
-                target, topic, frames * pubs, requested, ready, results)))
+                target, topic, frames * pubs, requested, ready, results, nice)))
         for i in range(pubs):
             procs.append(ctx.Process(target=publisher, args=(
                 target, topic, str(path), ready, go, results)))
@@ -225,6 +228,9 @@ def main() -> int:
     ap.add_argument("--requested", choices=["small", "big"],
                     help="subscribers request these options (every frame is transcoded)")
     ap.add_argument("--asyncio", action="store_true", help="run the grpc.aio server")
+    ap.add_argument("--subscriber-nice", type=int, default=0, metavar="N",
+                    help="run subscribers at this lower priority, as if they were on other "
+                         "machines (on a small machine they compete with the server)")
     ap.add_argument("--target", metavar="HOST:PORT",
                     help="use this running server instead of starting one per scenario")
     ap.add_argument("--work", type=Path, default=HERE / ".work", help="prepared data")
@@ -237,6 +243,7 @@ def main() -> int:
     print(f"# {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
           f"Python {platform.python_version()}, load {os.getloadavg()}")
     print(f"# {'grpc.aio' if args.asyncio else 'threads'} server"
+          + (f", subscribers at nice {args.subscriber_nice}" if args.subscriber_nice else "")
           + (f", subscribers request the {args.requested} preset" if args.requested else ""))
     header = ("| publishers x subscribers | rows/frame | statements/s end to end | "
               "publisher statements/s | latency p50 | latency p99 |")
@@ -248,7 +255,7 @@ def main() -> int:
         path, n, frames = prepare(args.work, args.statements, rows)
         for pubs, subs in grid:
             results = [scenario(path, n, frames, pubs, subs, args.requested, args.asyncio,
-                                args.target)
+                                args.target, args.subscriber_nice)
                        for _ in range(args.repeat)]
             runs += [dict(r, rows=rows) for r in results]
             med = {k: statistics.median(r[k] for r in results)

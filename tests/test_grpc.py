@@ -72,10 +72,12 @@ class Subscriber(threading.Thread):
     """A subscription in a thread: collects what arrives until ``until(items)`` holds, the
     stream ends or fails (``error``)."""
 
-    def __init__(self, client, topic, requested=None, output="bytes", until=None, **kw):
+    def __init__(self, client, topic, requested=None, output="bytes", until=None, hold=None,
+                 **kw):
         super().__init__(daemon=True)
         self.args = (client, topic, requested, output, kw)
         self.until = until
+        self.hold = hold          # an Event: nothing is read before it is set
         self.items = []
         self.error = None
         self.ended = False
@@ -89,6 +91,8 @@ class Subscriber(threading.Thread):
         try:
             for item in client.subscribe(topic, requested, output=output,
                                          on_subscribed=self.subscribed.set, **kw):
+                if self.hold is not None:
+                    self.hold.wait(TIMEOUT)
                 self.items.append(item)
                 if self.until is not None and self.until(self.items):
                     return
@@ -106,6 +110,18 @@ class Subscriber(threading.Thread):
 
 def count(n):
     return lambda items: len(items) >= n
+
+
+def upto(frames, topic):
+    """Until the bytes of ``frames`` published to ``topic`` arrived: a lagging subscriber gets
+    the frames of a flat stream merged, so what arrives is their bytes, in fewer messages."""
+    total = len(published(frames, topic))
+    return lambda items: sum(map(len, items)) >= total
+
+
+def published(frames, topic):
+    """The bytes a subscriber receives for ``frames`` published to ``topic``."""
+    return with_stream_name(frames[0], topic) + b"".join(frames[1:])
 
 
 # -- servers -------------------------------------------------------------------------------------
@@ -196,14 +212,14 @@ def test_publish_then_subscribe(any_client, physical):
     client = any_client
     stmts = statements(physical)
     frames = encoded(stmts, physical, stream_name="something else")
-    raw = Subscriber(client, "t", until=count(len(frames)))
+    raw = Subscriber(client, "t", until=upto(frames, "t"))
     decoded_sub = Subscriber(client, "t", output="statements", until=count(len(stmts)))
     assert client.publish("t", frames) == len(frames)
     received = raw.result()
-    # Passthrough: the frames as published; the topic went in as the stream name.
-    assert received[1:] == frames[1:]
+    # Passthrough: the frames as published (merged if the subscriber lagged); the topic went
+    # in as the stream name.
+    assert b"".join(received) == published(frames, "t")
     assert first_options(received[0])[0].stream_name == "t"
-    assert received[0] == with_stream_name(frames[0], "t")
     expected = [s[:3] + (jelly.DEFAULT_GRAPH,) if len(s) == 3 else s for s in stmts] \
         if physical != "triples" else stmts
     assert decode(received) == expected
@@ -264,7 +280,7 @@ def test_several_publishers_and_subscribers_on_several_topics(server, client):
     # The small subscribers' streams hold the requested options.
     raw = Subscriber(client, "alpha", jelly.make_options(preset="small",
                                                          physical_type="graphs"),
-                     until=count(4))
+                     until=count(1))
     client.publish("alpha", encoded(streams["alpha", 0], "quads", 8))
     got = raw.result()
     options = jelly.read_options(b"".join(map(delimit, got)))
@@ -287,13 +303,14 @@ def test_joining_mid_stream_gets_the_tail(server, client):
     th = threading.Thread(target=publish)
     th.start()
     wait_until(lambda: server.broker.frames_in >= half, what="the first half")
-    late = Subscriber(client, "mid", until=count(len(frames) - half))
+    per_frame = [len(f) for f in jelly.parse_frames(b"".join(map(delimit, frames)))]
+    tail = stmts[sum(per_frame[:half]):]
+    late = Subscriber(client, "mid", until=lambda items: len(decode(items)) >= len(tail))
     go_on.set()
     th.join(TIMEOUT)
     got = late.result()
-    per_frame = [len(f) for f in jelly.parse_frames(b"".join(map(delimit, frames)))]
-    assert decode(got) == stmts[sum(per_frame[:half]):]
-    assert got[0] != frames[half]          # transcoded: a stream of its own
+    assert decode(got) == tail             # a stream of its own: options row, own lookups
+    assert first_options(got[0])[0] is not None
 
 
 # -- requested options ---------------------------------------------------------------------------
@@ -304,9 +321,9 @@ def test_requested_options_are_honoured(server, client):
     wanted = jelly.make_options(physical_type="quads", max_name_table_size=8,
                                 max_prefix_table_size=0, max_datatype_table_size=1,
                                 version=1)
-    sub = Subscriber(client, "r", wanted, until=count(len(frames)))
+    sub = Subscriber(client, "r", wanted, until=lambda items: len(decode(items)) >= len(stmts))
     same = Subscriber(client, "r", jelly.read_options(
-        b"".join(map(delimit, [with_stream_name(frames[0], "r")]))), until=count(len(frames)))
+        b"".join(map(delimit, [with_stream_name(frames[0], "r")]))), until=upto(frames, "r"))
     client.publish("r", frames)
     got = sub.result()
     options = jelly.read_options(delimit(got[0]))
@@ -315,7 +332,7 @@ def test_requested_options_are_honoured(server, client):
             options.max_datatype_table_size, options.version) == (8, 0, 1, 1)
     assert decode(got) == [s + (jelly.DEFAULT_GRAPH,) for s in stmts]
     # Requesting exactly what is published is the publisher's bytes.
-    assert same.result()[1:] == frames[1:]
+    assert b"".join(same.result()) == published(frames, "r")
 
 
 @pytest.mark.parametrize("published, requested, message", [
@@ -387,7 +404,7 @@ def test_malformed_frame_ends_only_that_publication(server, client):
     expected = decode(good[:2]) + decode(good)
     sub = Subscriber(client, "bad", output="frames",
                      until=lambda items: sum(len(f) for f in items) >= len(expected))
-    sub_other = Subscriber(client, "other", until=count(len(other)))
+    sub_other = Subscriber(client, "other", until=upto(other, "other"))
     gate = threading.Event()
 
     def publish_other():
@@ -404,7 +421,7 @@ def test_malformed_frame_ends_only_that_publication(server, client):
     assert info.value.code == grpc.StatusCode.INVALID_ARGUMENT
     assert "frame 2" in info.value.details and "row" in info.value.details
     th.join(TIMEOUT)
-    assert sub_other.result() == [with_stream_name(other[0], "other")] + other[1:]
+    assert b"".join(sub_other.result()) == published(other, "other")
     # The subscriber of the bad topic got the two good frames and goes on with the next stream.
     client.publish("bad", good)
     frames = sub.result()
@@ -413,15 +430,15 @@ def test_malformed_frame_ends_only_that_publication(server, client):
 
 
 def test_a_slow_subscriber_is_dropped_and_nobody_waits_for_it():
-    # A queue long enough for a subscriber that keeps reading, far too short for 24 MB.
-    with Server(max_queue_frames=256, drop_grace=60) as server, \
+    # A queue long enough for a subscriber that keeps reading, far too short for 40 MB.
+    with Server(max_queue_frames=10 ** 6, max_queue_bytes=8 << 20, drop_grace=60) as server, \
             Client(server.target) as client:
         stmts = [(jelly.IRI(EX + "s"), jelly.IRI(EX + "p"), jelly.Literal("x" * 4000 + str(i)))
-                 for i in range(6000)]
+                 for i in range(10000)]
         frames = encoded(stmts, "triples", rows_per_frame=1)
         # The slow one reads one frame, then nothing until the publication is over.
         slow_calls = client.subscribe("slow", output="bytes")
-        fast = Subscriber(client, "slow", until=count(len(frames)))
+        fast = Subscriber(client, "slow", until=upto(frames, "slow"))
         wait_until(lambda: subscribers_of(server, "slow") == 1)
         first = threading.Thread(target=lambda: next(slow_calls))
         first.start()
@@ -430,7 +447,7 @@ def test_a_slow_subscriber_is_dropped_and_nobody_waits_for_it():
         client.publish("slow", frames)
         published_in = time.monotonic() - started
         first.join(TIMEOUT)
-        assert len(fast.result()) == len(frames) and fast.error is None
+        assert b"".join(fast.result()) == published(frames, "slow") and fast.error is None
         wait_until(lambda: subscribers_of(server, "slow") == 0, what="the slow one dropped")
         with pytest.raises(RpcFailed) as info:
             for _ in slow_calls:
@@ -438,6 +455,42 @@ def test_a_slow_subscriber_is_dropped_and_nobody_waits_for_it():
         assert info.value.code == grpc.StatusCode.RESOURCE_EXHAUSTED
         assert "too slow" in info.value.details
         assert published_in < TIMEOUT / 2
+
+
+@pytest.mark.parametrize("kind", ["flat", "grouped", "metadata"])
+def test_a_lagging_subscriber_gets_flat_frames_merged(kind):
+    """The broker itself (no transport): frames queued while a subscriber is away."""
+    from jelly.grpc.broker import Broker
+    stmts = statements("triples", 400)
+    if kind == "grouped":
+        frames = encoded(stmts, "triples", rows_per_frame=10, logical_type="graphs")
+    elif kind == "flat":
+        frames = encoded(stmts, "triples", rows_per_frame=10)
+    else:
+        enc = jelly.Encoder(jelly.make_options(preset="small", logical_type="flat_triples"))
+        frames = []
+        for i in range(0, len(stmts), 10):
+            enc.add_statements(stmts[i:i + 10])
+            frames.append(enc.take_frame(metadata={"seq": str(i).encode()}))
+    broker = Broker(max_batch_bytes=600)
+    passthrough = broker.subscribe("", None)
+    transcoding = broker.subscribe("", jelly.make_options(preset="big", version=0))
+    pub = broker.publication()
+    for f in frames:
+        broker.publish(pub, f)
+    broker.end_publication(pub)
+    broker.close()
+    for sub in (passthrough, transcoding):
+        got = []
+        while (message := sub.get(TIMEOUT)) is not None:
+            got.append(message)
+        if kind == "flat":
+            assert 1 < len(got) <= len(frames) / 2
+            assert all(len(m) <= 600 for m in got[1:])
+        else:        # one message per frame: a frame is an element, or has its metadata
+            assert len(got) == len(frames)
+        assert sub.frames_sent == len(frames)
+        assert decode(got) == stmts
 
 
 def test_a_killed_subscriber_is_cleaned_up(server, client, tmp_path):
@@ -514,7 +567,8 @@ def test_shutdown_while_streaming(kind):
         got = sub.result()
         assert sub.error is None and sub.ended                 # a clean end of stream
         accepted = server.broker.frames_in
-        assert 10 <= accepted < len(frames) and len(got) == accepted   # nothing lost
+        assert 10 <= accepted < len(frames)
+        assert b"".join(got) == published(frames[:accepted], "s")      # nothing lost
         assert errors and errors[0].code in (grpc.StatusCode.UNAVAILABLE,
                                              grpc.StatusCode.CANCELLED)
         assert decode(got) == decode(frames[:accepted])
@@ -600,9 +654,9 @@ def test_tls_and_token(certificate, tls, token):
             return Client(server.target, tls=tls, tls_ca=cert if tls else None, **kw)
         frames = encoded(statements("triples", 10), "triples")
         with connect(token=token) as good:
-            sub = Subscriber(good, "sec", until=count(len(frames)))
+            sub = Subscriber(good, "sec", until=upto(frames, "sec"))
             good.publish("sec", frames)
-            assert len(sub.result()) == len(frames)
+            assert b"".join(sub.result()) == published(frames, "sec")
         if token:
             for wrong in (None, "nope"):
                 with connect(token=wrong) as bad:

@@ -20,6 +20,12 @@ No gRPC here: :mod:`jelly.grpc.server` drives it from grpcio's threads or from a
     first frame.  A passthrough subscription whose topic gets another stream continues its
     stream this way (no second options row).
 
+* **Catching up**: a subscriber that lags gets the queued frames of a *flat* stream (logical
+  type flat triples or flat quads, whose frames are only a transport unit) merged into one
+  message of up to ``max_batch_bytes`` (their rows in order: concatenated ``RdfStreamFrame``
+  messages are one frame), so that each message sent costs less the further it is behind.
+  Frames with metadata and the frames of grouped streams (one graph or dataset per frame) are
+  always sent one by one.
 * **Flow control**: each subscription has a bounded queue (``max_queue_frames`` frames,
   ``max_queue_bytes`` bytes of published frames).  Publishing never waits for subscribers.  A
   subscriber that falls further behind is dropped: its queue is freed at once and its call ends
@@ -47,6 +53,9 @@ from ..options import (MIN_NAME_TABLE_SIZE, PROTOCOL_VERSION, PhysicalStreamType
 #: Frames and bytes a subscriber may fall behind before it is dropped (defaults).
 MAX_QUEUE_FRAMES = 1024
 MAX_QUEUE_BYTES = 64 * 1024 * 1024
+#: Largest message a lagging subscriber gets merged frames in (the spec recommends frames
+#: well under 1 MB).
+MAX_BATCH_BYTES = 1 << 20
 
 _ids = itertools.count(1)
 
@@ -117,17 +126,40 @@ class Publication:
         self.statements = 0
         self.offset = 0           # bytes received, for error positions
         self.in_graph = False     # the frames so far end inside a graph (GRAPHS)
+        # A flat stream: its frames are only a transport unit and may be merged.
+        self.flat = False
 
 
 class _Decoded:
     # A decoded frame queued for a transcoding subscriber.
-    __slots__ = ("frame", "options", "in_graph", "size")
+    __slots__ = ("frame", "options", "in_graph", "size", "mergeable")
 
-    def __init__(self, frame: Any, options: StreamOptions, in_graph: bool, size: int) -> None:
+    def __init__(self, frame: Any, options: StreamOptions, in_graph: bool, size: int,
+                 mergeable: bool) -> None:
         self.frame = frame
         self.options = options
         self.in_graph = in_graph
         self.size = size
+        self.mergeable = mergeable
+
+
+class _Whole:
+    # Published bytes sent as a message of their own (plain ``bytes`` may be merged).
+    __slots__ = ("data", "size")
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.size = len(data)
+
+
+def _size_of(item: Any) -> int:
+    return len(item) if type(item) is bytes else item.size  # type: ignore[no-any-return]
+
+
+def _mergeable(a: Any, b: Any) -> bool:
+    if type(a) is bytes:
+        return type(b) is bytes
+    return type(a) is _Decoded and a.mergeable and type(b) is _Decoded and b.mergeable
 
 
 _WAITING, _PASSTHROUGH, _TRANSCODING = range(3)
@@ -228,36 +260,60 @@ class Subscription:
         if item is _END:
             self._ended = True
             return _END
-        self._size -= item.size if type(item) is _Decoded else len(item)
+        self._size -= _size_of(item)
         return item
 
-    def _render(self, item: Any) -> bytes | None:
-        if item is _END:
+    def _batch(self) -> list[Any] | None:
+        # The next item, with the items after it that may travel in the same message: a
+        # subscriber that lags gets the frames of a flat stream merged (their rows in order,
+        # up to max_batch_bytes), which is what lets it catch up.
+        item = self._take()
+        if item is None:
             return None
-        if type(item) is not _Decoded:
-            self.frames_sent += 1
-            return item          # type: ignore[no-any-return]
+        batch = [item]
+        if item is _END:
+            return batch
+        size = _size_of(item)
+        queue = self._queue
+        limit = self.broker.max_batch_bytes
+        while queue and _mergeable(item, queue[0]):
+            n = _size_of(queue[0])
+            if size + n > limit:
+                break
+            batch.append(self._take())
+            size += n
+        return batch
+
+    def _render(self, batch: list[Any]) -> bytes | None:
+        if batch[0] is _END:
+            return None
+        self.frames_sent += len(batch)
+        first = batch[0]
+        if type(first) is _Whole:
+            return first.data  # type: ignore[no-any-return]
+        if type(first) is bytes:
+            return first if len(batch) == 1 else b"".join(batch)
+        assert self.rewriter is not None
         try:
-            assert self.rewriter is not None
-            out = self.rewriter.write(item.frame, item.options, item.in_graph)
+            # Serialized frames concatenated are one frame holding all their rows.
+            out = [self.rewriter.write(d.frame, d.options, d.in_graph) for d in batch]
         except JellyError as exc:
             self.close()
             raise BrokerError("INVALID_ARGUMENT",
                               f"topic {self.topic.name!r}: a published stream cannot be written "
                               f"with this subscription's options: {exc.message}") from None
-        self.frames_sent += 1
-        return out
+        return out[0] if len(out) == 1 else b"".join(out)
 
     def get(self, timeout: float | None = None) -> bytes | None:
         """The next frame to send (waits for it), ``None`` at a clean end."""
         with self._cond:
             while True:
-                item = self._take()
-                if item is not None:
+                batch = self._batch()
+                if batch is not None:
                     break
                 if not self._cond.wait(timeout):
                     raise TimeoutError
-        return self._render(item)
+        return self._render(batch)
 
     async def aget(self) -> bytes | None:
         """:meth:`get` for asyncio."""
@@ -268,11 +324,11 @@ class Subscription:
             self._event = asyncio.Event()
         while True:
             with self._cond:
-                item = self._take()
-                if item is None:
+                batch = self._batch()
+                if batch is None:
                     self._event.clear()
-            if item is not None:
-                return self._render(item)
+            if batch is not None:
+                return self._render(batch)
             await self._event.wait()
 
     def close(self) -> None:
@@ -344,10 +400,12 @@ class _Topic:
                                          graph_open=sub.source.in_graph)
             sub.mode = _TRANSCODING
             sub.source = None
+        mergeable = pub.flat and not frame.metadata
         if sub.mode == _PASSTHROUGH:
-            kept = sub._put(data, len(data))
+            kept = sub._put(data if mergeable else _Whole(data), len(data))
         else:
-            kept = sub._put(_Decoded(frame, options, pub.in_graph, len(data)), len(data))
+            kept = sub._put(_Decoded(frame, options, pub.in_graph, len(data), mergeable),
+                            len(data))
         if not kept:
             self.subscribers.remove(sub)
 
@@ -361,9 +419,12 @@ class Broker:
 
     def __init__(self, *, limits: ReaderLimits | None = None,
                  max_queue_frames: int = MAX_QUEUE_FRAMES,
-                 max_queue_bytes: int = MAX_QUEUE_BYTES) -> None:
+                 max_queue_bytes: int = MAX_QUEUE_BYTES,
+                 max_batch_bytes: int = MAX_BATCH_BYTES) -> None:
         if max_queue_frames < 1 or max_queue_bytes < 1:
             raise ValueError("queue bounds must be positive")
+        #: Largest message of merged frames sent to a lagging subscriber (0: never merge).
+        self.max_batch_bytes = max_batch_bytes
         self.limits = limits
         self.max_queue_frames = max_queue_frames
         self.max_queue_bytes = max_queue_bytes
@@ -418,6 +479,7 @@ class Broker:
                 raise BrokerError("INVALID_ARGUMENT", "the first frame of a published stream "
                                                       "must start with the stream options row")
             pub.options = pub.decoder.options
+            pub.flat = int(pub.options.logical_type) % 10 in (1, 2)
             with self._lock:
                 topic = pub.topic = self._topic(pub.options.stream_name)
                 topic.lock.acquire()

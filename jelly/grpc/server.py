@@ -29,7 +29,8 @@ from grpc import aio
 from .._streaming import decode_subscribe
 from ..errors import JellyError
 from ..options import ReaderLimits
-from .broker import MAX_QUEUE_BYTES, MAX_QUEUE_FRAMES, Broker, BrokerError, Subscription
+from .broker import (MAX_BATCH_BYTES, MAX_QUEUE_BYTES, MAX_QUEUE_FRAMES, Broker, BrokerError,
+                     Subscription)
 
 #: Full name of the service in grpc.proto.
 SERVICE = "eu.ostrzyciel.jelly.core.proto.v1.RdfStreamService"
@@ -76,7 +77,8 @@ class _Service:
                  max_queue_frames: int, max_queue_bytes: int, keepalive: float | None,
                  drop_grace: float) -> None:
         self.broker = Broker(limits=limits, max_queue_frames=max_queue_frames,
-                             max_queue_bytes=max_queue_bytes)
+                             max_queue_bytes=max_queue_bytes,
+                             max_batch_bytes=min(max_message_size, MAX_BATCH_BYTES))
         self._expected = f"Bearer {token}".encode() if token else None
         self.drop_grace = drop_grace
         self.max_message_size = max_message_size
