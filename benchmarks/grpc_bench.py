@@ -2,9 +2,11 @@
 
 Every role is its own process, as in a deployment: the server (``jelly serve`` in a
 subprocess), each publisher and each subscriber.  A publisher sends pre-encoded frames of
-generated sensor data (``datagen.py``) as fast as the server takes them, stamping each frame
-with its send time in the frame metadata (key ``t``: ``time.monotonic_ns()``, one clock for
-every process on the machine); a subscriber reads every frame and notes when it arrived.
+generated sensor data (``datagen.py``) as fast as the server takes them and notes when each
+frame left (``time.monotonic_ns()``: one clock for every process of the machine); a subscriber
+reads everything and notes when each message arrived and how far into the stream it reaches
+(a subscriber that lags gets the frames of a flat stream merged, so messages are not frames).
+``PxS`` is P publishers, each on a topic of its own with S subscribers.
 
 For each scenario (publishers x subscribers x rows per frame) it reports:
 
@@ -12,7 +14,9 @@ For each scenario (publishers x subscribers x rows per frame) it reports:
   to the last one received (the slowest subscriber counts; all receive everything);
 * publisher statements/s: statements published / time the publish call took (the goal
   compares it with and without 8 subscribers);
-* per-frame latency p50 / p99: receive time - send time, over every frame of every subscriber.
+* per-frame latency p50 / p99: from a frame's send time to the arrival of the message that
+  completes it, over every frame at every subscriber;
+* CPU seconds of the server, the publishers and the subscribers (``--json``).
 
 Goals checked at the end: >= 1M statements/s from one publisher to one subscriber with
 256-row frames, and 8 subscribers of one topic without the publisher slowing to less than
@@ -33,10 +37,8 @@ import multiprocessing as mp
 import os
 import platform
 import statistics
-import struct
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -44,23 +46,6 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(HERE))
-
-# Frame metadata entry appended to each published frame: field 15 (a map entry of 13 bytes:
-# key "t", value the 8 bytes of the send time).
-_STAMP = b"\x7a\x0d\x0a\x01t\x12\x08"
-_STAMP_LEN = len(_STAMP) + 8
-
-
-def stamp(frame: bytes) -> bytes:
-    return frame + _STAMP + struct.pack("<q", time.monotonic_ns())
-
-
-def sent_at(frame: bytes) -> int:
-    tail = frame[-_STAMP_LEN:]
-    if tail[:len(_STAMP)] != _STAMP:
-        raise ValueError("frame without its send time (the last field must be the stamp)")
-    return struct.unpack("<q", tail[len(_STAMP):])[0]
-
 
 # -- data ----------------------------------------------------------------------------------------
 
@@ -85,48 +70,90 @@ def prepare(work: Path, statements: int, rows: int) -> tuple[Path, int, int]:
 
 
 # -- roles ---------------------------------------------------------------------------------------
+# A subscriber that lags gets frames merged (flat streams), so frames are not matched one by
+# one: a publisher notes when each frame left and where it ends in the stream (bytes, and
+# statements), a subscriber when each message arrived and how far into the stream it reaches.
+# A frame's latency is the arrival of the first message that reaches its end minus its send
+# time.  Passthrough subscribers count bytes (their bytes are the published ones); those that
+# asked for other options decode (validation only) to count statements.
 
 def publisher(target: str, topic: str, path: str, ready, go, results) -> None:
+    import jelly
+    from jelly._streaming import with_stream_name
     from jelly.grpc.client import Client
     from jelly.io import FrameReader
     with open(path, "rb") as f:
-        frames = [bytes(fr) for _, fr in FrameReader(f.read())]
+        data = f.read()
+    frames = [bytes(fr) for _, fr in FrameReader(data)]
+    frames[0] = with_stream_name(frames[0], topic)   # as the client would: sizes stay true
+    ends_bytes, ends_statements, b, n = [], [], 0, 0
+    for fr, decoded in zip(frames, jelly.parse_frames(data)):
+        b += len(fr)
+        n += len(decoded)
+        ends_bytes.append(b)
+        ends_statements.append(n)
+    sent = []
+
+    def stamped():
+        for fr in frames:
+            sent.append(time.monotonic_ns())
+            yield fr
     with Client(target) as client:
         ready.put("publisher")
         go.wait()
         started = time.monotonic_ns()
         cpu = time.process_time()
-        client.publish(topic, (stamp(fr) for fr in frames), wait_for_ready=True)
-        results.put(("publisher", started, time.monotonic_ns(), time.process_time() - cpu))
+        client.publish(topic, stamped(), wait_for_ready=True)
+        results.put(("publisher", topic, started, time.monotonic_ns(),
+                     time.process_time() - cpu, sent, ends_bytes, ends_statements))
 
 
-def subscriber(target: str, topic: str, expected_frames: int, requested: str | None,
-               ready, results, nice: int = 0) -> None:
+def subscriber(target: str, topic: str, total_bytes: int, total_statements: int,
+               requested: str | None, ready, results, nice: int = 0) -> None:
     if nice:
         os.nice(nice)
     import jelly
+    from jelly._transcode import WireDecoder
     from jelly.grpc.client import Client
     options = jelly.make_options(preset=requested) if requested else None
-    arrivals = []
-    latencies = []
+    decoder = WireDecoder() if requested else None
+    arrivals: list[int] = []
+    reached: list[int] = []
+    messages = position = 0
     error = None
     cpu = time.process_time()
     with Client(target) as client:
         try:
-            for frame in client.subscribe(topic, options, output="bytes",
-                                          on_subscribed=lambda: ready.put("subscriber")):
+            for message in client.subscribe(topic, options, output="bytes",
+                                            on_subscribed=lambda: ready.put("subscriber")):
                 now = time.monotonic_ns()
-                try:
-                    latencies.append(now - sent_at(frame))
-                except ValueError:
-                    continue           # a frame of the options or lookups alone
+                messages += 1
+                if decoder is None:
+                    position += len(message)
+                else:
+                    position += decoder.decode(message, collect=False).statement_count
                 arrivals.append(now)
-                if len(arrivals) >= expected_frames:
+                reached.append(position)
+                if position >= (total_statements if decoder is not None else total_bytes):
                     break
         except Exception as exc:       # noqa: BLE001 - reported, not raised
             error = repr(exc)
-    results.put(("subscriber", arrivals[-1] if arrivals else 0, len(arrivals), latencies, error,
+    results.put(("subscriber", topic, arrivals, reached, decoder is not None, messages, error,
                  time.process_time() - cpu))
+
+
+def latencies(pub: tuple, sub: tuple) -> list[int]:
+    """Per-frame latencies (ns) of one publisher's frames at one subscriber."""
+    import bisect
+    _, _, _, _, _, sent, ends_bytes, ends_statements = pub
+    _, _, arrivals, reached, by_statements, _, _, _ = sub
+    ends = ends_statements if by_statements else ends_bytes
+    out = []
+    for t, end in zip(sent, ends):
+        i = bisect.bisect_left(reached, end)
+        if i < len(arrivals):
+            out.append(arrivals[i] - t)
+    return out
 
 
 # -- one scenario --------------------------------------------------------------------------------
@@ -148,18 +175,21 @@ def serve(asyncio_server: bool) -> tuple[subprocess.Popen, str]:
 def scenario(path: Path, statements: int, frames: int, pubs: int, subs: int,
              requested: str | None, asyncio_server: bool, target: str | None = None,
              nice: int = 0) -> dict:
+    """``pubs`` publishers, each on a topic of its own with ``subs`` subscribers."""
     ctx = mp.get_context("spawn")
     server = None
     if target is None:
         server, target = serve(asyncio_server)
-    topic = f"bench-{time.monotonic_ns()}"
+    base = f"bench-{time.monotonic_ns()}"
+    total_bytes = _stream_bytes(path, base + "-0")
     ready, results, go = ctx.Queue(), ctx.Queue(), ctx.Event()
     procs = []
     try:
-        for i in range(subs):
-            procs.append(ctx.Process(target=subscriber, args=(
-                target, topic, frames * pubs, requested, ready, results, nice)))
-        for i in range(pubs):
+        for k in range(pubs):
+            topic = f"{base}-{k}"
+            for _ in range(subs):
+                procs.append(ctx.Process(target=subscriber, args=(
+                    target, topic, total_bytes, statements, requested, ready, results, nice)))
             procs.append(ctx.Process(target=publisher, args=(
                 target, topic, str(path), ready, go, results)))
         for p in procs:
@@ -179,28 +209,37 @@ def scenario(path: Path, statements: int, frames: int, pubs: int, subs: int,
         if server is not None:
             server.terminate()
             server.wait(30)
-    published = [r for r in out if r[0] == "publisher"]
+    published = {r[1]: r for r in out if r[0] == "publisher"}
     received = [r for r in out if r[0] == "subscriber"]
-    start = min(r[1] for r in published)
-    errors = [r[4] for r in received if r[4]]
-    incomplete = [r for r in received if r[2] < frames * pubs]
-    latencies = sorted(x for r in received for x in r[3])
-    end_to_end = [statements * pubs / ((r[1] - start) / 1e9) for r in received if r[1]]
-    publish_rates = [statements / ((r[2] - r[1]) / 1e9) for r in published]
+    start = min(r[2] for r in published.values())
+    errors = [r[6] for r in received if r[6]]
+    lat = sorted(x for r in received for x in latencies(published[r[1]], r))
+    end_to_end = [statements / ((r[2][-1] - published[r[1]][2]) / 1e9)
+                  for r in received if r[2]]
+    publish_rates = [statements / ((r[3] - r[2]) / 1e9) for r in published.values()]
     return {
         "publishers": pubs, "subscribers": subs, "statements": statements * pubs,
         "frames": frames * pubs,
         "end_to_end": min(end_to_end) if end_to_end else 0.0,
         "publisher_rate": statistics.median(publish_rates),
-        "p50_ms": latencies[len(latencies) // 2] / 1e6 if latencies else None,
-        "p99_ms": latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))] / 1e6
-        if latencies else None,
-        "errors": errors, "incomplete": len(incomplete),
-        # CPU seconds of each role for the whole scenario.
+        "aggregate_out": statements * pubs * subs / ((max(r[2][-1] for r in received if r[2])
+                                                      - start) / 1e9) if end_to_end else 0.0,
+        "p50_ms": lat[len(lat) // 2] / 1e6 if lat else None,
+        "p99_ms": lat[min(len(lat) - 1, int(len(lat) * 0.99))] / 1e6 if lat else None,
+        "messages_per_subscriber": statistics.median(r[5] for r in received),
+        "errors": errors,
+        # CPU seconds of each role during the scenario.
         "cpu_server": server_cpu,
-        "cpu_publishers": sum(r[3] for r in published),
-        "cpu_subscribers": sum(r[5] for r in received),
+        "cpu_publishers": sum(r[4] for r in published.values()),
+        "cpu_subscribers": sum(r[7] for r in received),
     }
+
+
+def _stream_bytes(path: Path, topic: str) -> int:
+    from jelly._streaming import with_stream_name
+    from jelly.io import FrameReader
+    frames = [bytes(fr) for _, fr in FrameReader(path.read_bytes())]
+    return len(with_stream_name(frames[0], topic)) + sum(map(len, frames[1:]))
 
 
 def _cpu_seconds(pid: int) -> float | None:
@@ -220,8 +259,9 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--statements", type=int, default=200_000,
                     help="statements per publisher (default 200000)")
-    ap.add_argument("--grid", default="1x1,1x8,2x2,4x4",
-                    help="publishers x subscribers, comma-separated (default 1x1,1x8,2x2,4x4)")
+    ap.add_argument("--grid", default="1x1,1x8,2x2,4x2",
+                    help="publishers x subscribers per publisher, comma-separated "
+                         "(default 1x1,1x8,2x2,4x2)")
     ap.add_argument("--rows", default="64,256,1024",
                     help="rows per frame, comma-separated (default 64,256,1024)")
     ap.add_argument("--repeat", type=int, default=1, help="runs per scenario; medians reported")
@@ -246,8 +286,8 @@ def main() -> int:
           + (f", subscribers at nice {args.subscriber_nice}" if args.subscriber_nice else "")
           + (f", subscribers request the {args.requested} preset" if args.requested else ""))
     header = ("| publishers x subscribers | rows/frame | statements/s end to end | "
-              "publisher statements/s | latency p50 | latency p99 |")
-    lines = [header, "|---|--:|--:|--:|--:|--:|"]
+              "publisher statements/s | latency p50 | latency p99 | messages/subscriber |")
+    lines = [header, "|---|--:|--:|--:|--:|--:|--:|"]
     print(header)
     print(lines[1])
     table = {}
@@ -260,11 +300,13 @@ def main() -> int:
             runs += [dict(r, rows=rows) for r in results]
             med = {k: statistics.median(r[k] for r in results)
                    for k in ("end_to_end", "publisher_rate", "p50_ms", "p99_ms")}
-            bad = sum(len(r["errors"]) + r["incomplete"] for r in results)
+            med["messages"] = statistics.median(r["messages_per_subscriber"] for r in results)
+            bad = sum(len(r["errors"]) for r in results)
             table[pubs, subs, rows] = med
             line = (f"| {pubs} x {subs} | {rows} | {fmt_rate(med['end_to_end'])} | "
                     f"{fmt_rate(med['publisher_rate'])} | {med['p50_ms']:.1f} ms | "
-                    f"{med['p99_ms']:.1f} ms |" + (f" {bad} subscribers failed" if bad else ""))
+                    f"{med['p99_ms']:.1f} ms | {med['messages']:.0f} of {frames} |"
+                    + (f" {bad} subscribers failed" if bad else ""))
             lines.append(line)
             print(line, flush=True)
     print()
