@@ -24,8 +24,10 @@ No gRPC here: :mod:`jelly.grpc.server` drives it from grpcio's threads or from a
   type flat triples or flat quads, whose frames are only a transport unit) merged into one
   message of up to ``max_batch_bytes`` (their rows in order: concatenated ``RdfStreamFrame``
   messages are one frame), so that each message sent costs less the further it is behind.
-  Frames with metadata and the frames of grouped streams (one graph or dataset per frame) are
-  always sent one by one.
+  When frames come fast (the subscriber's last message left less than ``linger`` ago) it waits
+  that long for more to merge, so that a busy topic costs each subscriber at most one message
+  per ``linger``.  Frames with metadata and the frames of grouped streams (one graph or dataset
+  per frame) are always sent one by one, without waiting.
 * **Flow control**: each subscription has a bounded queue (``max_queue_frames`` frames,
   ``max_queue_bytes`` bytes of published frames).  Publishing never waits for subscribers.  A
   subscriber that falls further behind is dropped: its queue is freed at once and its call ends
@@ -43,6 +45,7 @@ from __future__ import annotations
 import collections
 import itertools
 import threading
+import time
 from typing import Any, Callable
 
 from .._transcode import FrameRewriter, WireDecoder, check_output
@@ -56,6 +59,8 @@ MAX_QUEUE_BYTES = 64 * 1024 * 1024
 #: Largest message a lagging subscriber gets merged frames in (the spec recommends frames
 #: well under 1 MB).
 MAX_BATCH_BYTES = 1 << 20
+#: How long a subscriber of a busy flat stream waits to merge frames (seconds).
+LINGER = 0.001
 
 _ids = itertools.count(1)
 
@@ -187,6 +192,7 @@ class Subscription:
         self._cond = threading.Condition(threading.Lock())
         self._error: BrokerError | None = None
         self._ended = False       # the transport saw the end (or the call is gone)
+        self._last_sent = 0.0
         # asyncio transports: an event set from any thread.
         self._event: Any = None
         self._loop: Any = None
@@ -263,17 +269,19 @@ class Subscription:
         self._size -= _size_of(item)
         return item
 
-    def _batch(self) -> list[Any] | None:
+    def _batch(self, batch: list[Any] | None = None) -> list[Any] | None:
         # The next item, with the items after it that may travel in the same message: a
         # subscriber that lags gets the frames of a flat stream merged (their rows in order,
-        # up to max_batch_bytes), which is what lets it catch up.
-        item = self._take()
-        if item is None:
-            return None
-        batch = [item]
-        if item is _END:
-            return batch
-        size = _size_of(item)
+        # up to max_batch_bytes), which is what lets it catch up.  ``batch``: go on with it.
+        if batch is None:
+            item = self._take()
+            if item is None:
+                return None
+            batch = [item]
+            if item is _END:
+                return batch
+        item = batch[0]
+        size = sum(map(_size_of, batch))
         queue = self._queue
         limit = self.broker.max_batch_bytes
         while queue and _mergeable(item, queue[0]):
@@ -283,6 +291,15 @@ class Subscription:
             batch.append(self._take())
             size += n
         return batch
+
+    def _lingers(self, batch: list[Any]) -> bool:
+        # Frames are coming fast (the last message left less than ``linger`` ago) and this
+        # one could take more: wait that long for them, so that a busy topic costs each
+        # subscriber at most one message per ``linger``.
+        linger = self.broker.linger
+        return (linger > 0 and not self._queue and len(batch) == 1
+                and _mergeable(batch[0], batch[0])
+                and time.monotonic() - self._last_sent < linger)
 
     def _render(self, batch: list[Any]) -> bytes | None:
         if batch[0] is _END:
@@ -313,6 +330,11 @@ class Subscription:
                     break
                 if not self._cond.wait(timeout):
                     raise TimeoutError
+            if self._lingers(batch):
+                self._cond.wait(self.broker.linger)
+                if self._error is None and not self._ended:
+                    batch = self._batch(batch)
+        self._last_sent = time.monotonic()
         return self._render(batch)
 
     async def aget(self) -> bytes | None:
@@ -328,6 +350,12 @@ class Subscription:
                 if batch is None:
                     self._event.clear()
             if batch is not None:
+                if self._lingers(batch):
+                    await asyncio.sleep(self.broker.linger)
+                    with self._cond:
+                        if self._error is None and not self._ended:
+                            batch = self._batch(batch)
+                self._last_sent = time.monotonic()
                 return self._render(batch)
             await self._event.wait()
 
@@ -420,9 +448,11 @@ class Broker:
     def __init__(self, *, limits: ReaderLimits | None = None,
                  max_queue_frames: int = MAX_QUEUE_FRAMES,
                  max_queue_bytes: int = MAX_QUEUE_BYTES,
-                 max_batch_bytes: int = MAX_BATCH_BYTES) -> None:
+                 max_batch_bytes: int = MAX_BATCH_BYTES, linger: float = LINGER) -> None:
         if max_queue_frames < 1 or max_queue_bytes < 1:
             raise ValueError("queue bounds must be positive")
+        #: Seconds a subscriber of a busy flat stream waits for more frames to merge.
+        self.linger = linger
         #: Largest message of merged frames sent to a lagging subscriber (0: never merge).
         self.max_batch_bytes = max_batch_bytes
         self.limits = limits

@@ -124,7 +124,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     common = dict(tls_cert=args.tls_cert, tls_key=args.tls_key, tls_client_ca=args.tls_client_ca,
                   token=_token(args), max_message_size=args.max_message_size, limits=limits,
                   max_queue_frames=args.max_queue_frames, max_queue_bytes=args.max_queue_bytes,
-                  keepalive=args.keepalive or None)
+                  keepalive=args.keepalive or None, linger=args.linger / 1000)
     security = ", ".join(x for x in ("TLS" if args.tls_cert else "",
                                      "token" if common["token"] else "") if x) or "no TLS, no token"
     if args.asyncio:
@@ -460,6 +460,9 @@ def add_commands(sub: Any) -> None:
     serve.add_argument("--asyncio", action="store_true", help="serve with grpc.aio")
     serve.add_argument("--keepalive", type=float, default=10.0, metavar="SECONDS",
                        help="ping idle connections this often (0: never; default 10)")
+    serve.add_argument("--linger", type=float, default=1.0, metavar="MS",
+                       help="a subscriber of a busy flat stream waits this long to merge "
+                            "frames into one message (default 1; 0: never)")
     serve.add_argument("--drop-grace", type=float, default=10.0, metavar="SECONDS",
                        help="cancel a dropped subscriber that does not read after this long")
     serve.add_argument("--grace", type=float, default=5.0, metavar="SECONDS",

@@ -29,8 +29,8 @@ from grpc import aio
 from .._streaming import decode_subscribe
 from ..errors import JellyError
 from ..options import ReaderLimits
-from .broker import (MAX_BATCH_BYTES, MAX_QUEUE_BYTES, MAX_QUEUE_FRAMES, Broker, BrokerError,
-                     Subscription)
+from .broker import (LINGER, MAX_BATCH_BYTES, MAX_QUEUE_BYTES, MAX_QUEUE_FRAMES, Broker,
+                     BrokerError, Subscription)
 
 #: Full name of the service in grpc.proto.
 SERVICE = "eu.ostrzyciel.jelly.core.proto.v1.RdfStreamService"
@@ -75,10 +75,11 @@ class _Service:
     def __init__(self, *, host: str, port: int, tls_cert: Any, tls_key: Any, tls_client_ca: Any,
                  token: str | None, max_message_size: int, limits: ReaderLimits | None,
                  max_queue_frames: int, max_queue_bytes: int, keepalive: float | None,
-                 drop_grace: float) -> None:
+                 drop_grace: float, linger: float) -> None:
         self.broker = Broker(limits=limits, max_queue_frames=max_queue_frames,
                              max_queue_bytes=max_queue_bytes,
-                             max_batch_bytes=min(max_message_size, MAX_BATCH_BYTES))
+                             max_batch_bytes=min(max_message_size, MAX_BATCH_BYTES),
+                             linger=linger)
         self._expected = f"Bearer {token}".encode() if token else None
         self.drop_grace = drop_grace
         self.max_message_size = max_message_size
@@ -146,7 +147,8 @@ class Server(_Service):
     ``token``: the bearer token every call must carry; ``limits``: what a published stream may
     declare; ``max_queue_frames`` / ``max_queue_bytes``: how far a subscriber may fall behind
     before it is dropped (``RESOURCE_EXHAUSTED``), ``drop_grace``: seconds after which a dropped
-    subscriber that does not read at all is cancelled.  Use as a context manager or call
+    subscriber that does not read at all is cancelled; ``linger``: seconds a subscriber of a busy
+    flat stream waits to merge frames into one message (0: never waits).  Use as a context manager or call
     :meth:`start` and :meth:`stop`.
     """
 
@@ -155,12 +157,13 @@ class Server(_Service):
                  max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
                  limits: ReaderLimits | None = None, max_queue_frames: int = MAX_QUEUE_FRAMES,
                  max_queue_bytes: int = MAX_QUEUE_BYTES, max_workers: int = 64,
-                 keepalive: float | None = 10.0, drop_grace: float = 10.0) -> None:
+                 keepalive: float | None = 10.0, drop_grace: float = 10.0,
+                 linger: float = LINGER) -> None:
         super().__init__(host=host, port=port, tls_cert=tls_cert, tls_key=tls_key,
                          tls_client_ca=tls_client_ca, token=token,
                          max_message_size=max_message_size, limits=limits,
                          max_queue_frames=max_queue_frames, max_queue_bytes=max_queue_bytes,
-                         keepalive=keepalive, drop_grace=drop_grace)
+                         keepalive=keepalive, drop_grace=drop_grace, linger=linger)
         self._pool = concurrent.futures.ThreadPoolExecutor(max_workers,
                                                            thread_name_prefix="jelly-grpc")
         self._server = grpc.server(self._pool, options=self.options)
@@ -256,12 +259,13 @@ class AsyncServer(_Service):
                  tls_key: Any = None, tls_client_ca: Any = None, token: str | None = None,
                  max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
                  limits: ReaderLimits | None = None, max_queue_frames: int = MAX_QUEUE_FRAMES,
-                 max_queue_bytes: int = MAX_QUEUE_BYTES, keepalive: float | None = 10.0) -> None:
+                 max_queue_bytes: int = MAX_QUEUE_BYTES, keepalive: float | None = 10.0,
+                 linger: float = LINGER) -> None:
         super().__init__(host=host, port=port, tls_cert=tls_cert, tls_key=tls_key,
                          tls_client_ca=tls_client_ca, token=token,
                          max_message_size=max_message_size, limits=limits,
                          max_queue_frames=max_queue_frames, max_queue_bytes=max_queue_bytes,
-                         keepalive=keepalive, drop_grace=0.0)
+                         keepalive=keepalive, drop_grace=0.0, linger=linger)
         self._server = aio.server(options=self.options)
         self._server.add_generic_rpc_handlers((_handlers(self._publish, self._subscribe),))
         self._bind(self._server)
