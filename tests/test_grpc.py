@@ -493,6 +493,26 @@ def test_a_lagging_subscriber_gets_flat_frames_merged(kind):
         assert decode(got) == stmts
 
 
+def test_a_busy_flat_stream_lingers_to_merge():
+    from jelly.grpc.broker import Broker
+    frames = encoded(statements("triples", 60), "triples", rows_per_frame=10)
+    broker = Broker(linger=0.5)
+    sub = broker.subscribe("", None)
+    pub = broker.publication()
+    broker.publish(pub, frames[0])
+    assert sub.get(TIMEOUT) == frames[0]       # nothing sent lately: no waiting
+    broker.publish(pub, frames[1])
+    result = []
+    th = threading.Thread(target=lambda: result.append(sub.get(TIMEOUT)))
+    started = time.monotonic()
+    th.start()
+    time.sleep(0.1)
+    broker.publish(pub, frames[2])             # arrives while it lingers
+    th.join(TIMEOUT)
+    assert result == [frames[1] + frames[2]] and time.monotonic() - started >= 0.1
+    assert sub.frames_sent == 3
+
+
 def test_a_killed_subscriber_is_cleaned_up(server, client, tmp_path):
     proc = subprocess.Popen(
         [sys.executable, "-m", "jelly", "subscribe", "k", str(tmp_path / "out.nt"), "--server",
