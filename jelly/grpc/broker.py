@@ -24,9 +24,9 @@ No gRPC here: :mod:`jelly.grpc.server` drives it from grpcio's threads or from a
   type flat triples or flat quads, whose frames are only a transport unit) merged into one
   message of up to ``max_batch_bytes`` (their rows in order: concatenated ``RdfStreamFrame``
   messages are one frame), so that each message sent costs less the further it is behind.
-  When frames come fast (the subscriber's last message left less than ``linger`` ago) it waits
-  that long for more to merge, so that a busy topic costs each subscriber at most one message
-  per ``linger``.  Frames with metadata and the frames of grouped streams (one graph or dataset
+  When frames come fast (the subscriber's last message left less than ``linger``, 5 ms, ago) it
+  waits for more until ``linger`` has passed, so that a busy topic costs the server at most one
+  message per ``linger`` and subscriber.  Frames with metadata and the frames of grouped streams (one graph or dataset
   per frame) are always sent one by one, without waiting.
 * **Flow control**: each subscription has a bounded queue (``max_queue_frames`` frames,
   ``max_queue_bytes`` bytes of published frames).  Publishing never waits for subscribers.  A
@@ -60,7 +60,7 @@ MAX_QUEUE_BYTES = 64 * 1024 * 1024
 #: well under 1 MB).
 MAX_BATCH_BYTES = 1 << 20
 #: How long a subscriber of a busy flat stream waits to merge frames (seconds).
-LINGER = 0.001
+LINGER = 0.005
 
 _ids = itertools.count(1)
 
@@ -193,6 +193,7 @@ class Subscription:
         self._error: BrokerError | None = None
         self._ended = False       # the transport saw the end (or the call is gone)
         self._last_sent = 0.0
+        self._lingering = False
         # asyncio transports: an event set from any thread.
         self._event: Any = None
         self._loop: Any = None
@@ -221,6 +222,8 @@ class Subscription:
                 self._queue.append(item)
                 self._size += size
                 dropped = False
+                if self._lingering:
+                    return True     # it takes what came when its wait is over
             self._cond.notify()
         self._wake()
         if dropped and self.on_drop is not None:
@@ -292,14 +295,14 @@ class Subscription:
             size += n
         return batch
 
-    def _lingers(self, batch: list[Any]) -> bool:
-        # Frames are coming fast (the last message left less than ``linger`` ago) and this
-        # one could take more: wait that long for them, so that a busy topic costs each
-        # subscriber at most one message per ``linger``.
+    def _linger(self, batch: list[Any]) -> float:
+        # Seconds to wait for more frames to merge: a subscriber of a busy flat stream sends
+        # at most one message per ``linger`` (the last one left less than that ago), so that a
+        # busy topic costs the server a bounded number of messages per subscriber.
         linger = self.broker.linger
-        return (linger > 0 and not self._queue and len(batch) == 1
-                and _mergeable(batch[0], batch[0])
-                and time.monotonic() - self._last_sent < linger)
+        if linger <= 0 or self._queue or not _mergeable(batch[0], batch[0]):
+            return 0.0
+        return self._last_sent + linger - time.monotonic()
 
     def _render(self, batch: list[Any]) -> bytes | None:
         if batch[0] is _END:
@@ -330,8 +333,16 @@ class Subscription:
                     break
                 if not self._cond.wait(timeout):
                     raise TimeoutError
-            if self._lingers(batch):
-                self._cond.wait(self.broker.linger)
+            wait = self._linger(batch)
+            if wait > 0:
+                deadline = time.monotonic() + wait
+                self._lingering = True          # new frames do not wake it
+                try:
+                    while wait > 0 and self._error is None and not self._ended:
+                        self._cond.wait(wait)
+                        wait = deadline - time.monotonic()
+                finally:
+                    self._lingering = False
                 if self._error is None and not self._ended:
                     batch = self._batch(batch)
         self._last_sent = time.monotonic()
@@ -350,8 +361,9 @@ class Subscription:
                 if batch is None:
                     self._event.clear()
             if batch is not None:
-                if self._lingers(batch):
-                    await asyncio.sleep(self.broker.linger)
+                wait = self._linger(batch)
+                if wait > 0:
+                    await asyncio.sleep(wait)
                     with self._cond:
                         if self._error is None and not self._ended:
                             batch = self._batch(batch)

@@ -460,9 +460,9 @@ def add_commands(sub: Any) -> None:
     serve.add_argument("--asyncio", action="store_true", help="serve with grpc.aio")
     serve.add_argument("--keepalive", type=float, default=10.0, metavar="SECONDS",
                        help="ping idle connections this often (0: never; default 10)")
-    serve.add_argument("--linger", type=float, default=1.0, metavar="MS",
-                       help="a subscriber of a busy flat stream waits this long to merge "
-                            "frames into one message (default 1; 0: never)")
+    serve.add_argument("--linger", type=float, default=5.0, metavar="MS",
+                       help="a subscriber of a busy flat stream gets at most one message per "
+                            "MS milliseconds, its frames merged (default 5; 0: no waiting)")
     serve.add_argument("--drop-grace", type=float, default=10.0, metavar="SECONDS",
                        help="cancel a dropped subscriber that does not read after this long")
     serve.add_argument("--grace", type=float, default=5.0, metavar="SECONDS",

@@ -181,17 +181,24 @@ class Client(_Base):
         :class:`RpcFailed` if the server refuses the stream."""
         it = iter(data)
         sent = 0
+        failed: list[BaseException] = []
 
         def frames() -> Iterator[bytes]:
             nonlocal sent
-            for frame in frames_to_publish(topic, next(it, None), it, options, rows_per_frame,
-                                           namespaces, fields):
-                sent += 1
-                yield frame
+            try:
+                for frame in frames_to_publish(topic, next(it, None), it, options,
+                                               rows_per_frame, namespaces, fields):
+                    sent += 1
+                    yield frame
+            except BaseException as exc:
+                failed.append(exc)     # grpc would only say "Exception iterating requests"
+                raise
         try:
             self._publish(frames(), metadata=self._metadata, timeout=timeout,
                           wait_for_ready=wait_for_ready)
         except grpc.RpcError as exc:
+            if failed:
+                raise failed[0] from None
             raise _failed(exc) from None
         return sent
 
@@ -282,8 +289,17 @@ class AsyncClient(_Base):
                       **fields: Any) -> int:
         """:meth:`Client.publish`; ``data`` may also be an async iterable."""
         sent = 0
+        failed: list[BaseException] = []
 
         async def frames() -> AsyncIterator[bytes]:
+            try:
+                async for frame in _frames():
+                    yield frame
+            except BaseException as exc:
+                failed.append(exc)
+                raise
+
+        async def _frames() -> AsyncIterator[bytes]:
             nonlocal sent
             if not isinstance(data, AsyncIterable):
                 it = iter(data)
@@ -319,7 +335,14 @@ class AsyncClient(_Base):
         try:
             await self._publish(frames(), metadata=self._metadata, timeout=timeout,
                                 wait_for_ready=wait_for_ready)
+        except asyncio.CancelledError:
+            # grpc.aio cancels the call when the request iterator raises.
+            if failed:
+                raise failed[0] from None
+            raise
         except grpc.RpcError as exc:
+            if failed:
+                raise failed[0] from None
             raise _failed(exc) from None
         return sent
 
