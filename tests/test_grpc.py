@@ -744,6 +744,42 @@ def test_cli_serve_with_tls(certificate, tmp_path):
         server.stop()
 
 
+@pytest.mark.parametrize("output", ["out.nt", "out.jelly"])
+def test_cli_subscriber_reconnects_into_one_output(tmp_path, output):
+    first = ServeProcess()
+    port = first.target.rsplit(":", 1)[1]
+    out = tmp_path / output
+    sub = subprocess.Popen([sys.executable, "-m", "jelly", "subscribe", "re", str(out),
+                            "--server", first.target, "--reconnect", "-v"],
+                           env=jelly_subprocess_env(), stderr=subprocess.PIPE)
+    second = None
+    try:
+        assert b"subscribed" in sub.stderr.readline()
+        one = statements("triples", 30, tag="one")
+        two = statements("triples", 30, tag="two")
+        with Client(first.target) as c:
+            c.publish("re", encoded(one, "triples"))
+        time.sleep(0.5)
+        first.stop()
+        second = ServeProcess("--port", port)
+        assert b"subscribed" in sub.stderr.readline()       # connected again
+        with Client(second.target) as c:
+            c.publish("re", encoded(two, "triples"))
+        time.sleep(0.5)
+        sub.send_signal(signal.SIGINT)
+        assert sub.wait(TIMEOUT) == 130
+        if output.endswith(".nt"):
+            from jelly.convert import convert
+            convert(out, tmp_path / "back.jelly")
+            out = tmp_path / "back.jelly"
+        assert list(jelly.parse(out, strict=True)) == one + two     # one valid stream
+    finally:
+        if sub.poll() is None:
+            sub.kill()
+        if second is not None:
+            second.stop()
+
+
 def test_cli_serve_publish_subscribe(tmp_path):
     server = ServeProcess("--token", "tk")
     try:

@@ -158,7 +158,7 @@ class _Whole:
 
 
 def _size_of(item: Any) -> int:
-    return len(item) if type(item) is bytes else item.size  # type: ignore[no-any-return]
+    return len(item) if type(item) is bytes else item.size
 
 
 def _mergeable(a: Any, b: Any) -> bool:
@@ -273,6 +273,7 @@ class Subscription:
         return item
 
     def _batch(self, batch: list[Any] | None = None) -> list[Any] | None:
+        # (None only when nothing is queued and no ``batch`` is given.)
         # The next item, with the items after it that may travel in the same message: a
         # subscriber that lags gets the frames of a flat stream merged (their rows in order,
         # up to max_batch_bytes), which is what lets it catch up.  ``batch``: go on with it.
@@ -310,7 +311,7 @@ class Subscription:
         self.frames_sent += len(batch)
         first = batch[0]
         if type(first) is _Whole:
-            return first.data  # type: ignore[no-any-return]
+            return first.data
         if type(first) is bytes:
             return first if len(batch) == 1 else b"".join(batch)
         assert self.rewriter is not None
@@ -344,7 +345,7 @@ class Subscription:
                 finally:
                     self._lingering = False
                 if self._error is None and not self._ended:
-                    batch = self._batch(batch)
+                    batch = self._batch(batch) or batch
         self._last_sent = time.monotonic()
         return self._render(batch)
 
@@ -366,7 +367,7 @@ class Subscription:
                     await asyncio.sleep(wait)
                     with self._cond:
                         if self._error is None and not self._ended:
-                            batch = self._batch(batch)
+                            batch = self._batch(batch) or batch
                 self._last_sent = time.monotonic()
                 return self._render(batch)
             await self._event.wait()

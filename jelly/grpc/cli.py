@@ -345,7 +345,10 @@ def cmd_subscribe(args: argparse.Namespace) -> int:
     progress = _Progress("received", args.quiet)
     client = _client(args)
 
+    connections = [0]       # each (re)connection is a new stream
+
     def subscribed() -> None:
+        connections[0] += 1
         if args.verbose:
             print(f"jelly: subscribed to {args.topic!r}", file=sys.stderr, flush=True)
     frames = client.subscribe(args.topic, _requested(args), output="bytes",
@@ -358,6 +361,7 @@ def cmd_subscribe(args: argparse.Namespace) -> int:
         sink: Any = None
         decoder: Any = None
         transcoder: Any = None
+        stream = 0              # the connection whose stream the frames come from
         while not interrupt.requested:
             interrupt.waiting = True
             try:
@@ -369,21 +373,21 @@ def cmd_subscribe(args: argparse.Namespace) -> int:
                 interrupt.waiting = False
             if data is None:
                 break
+            new_stream = stream != connections[0]
+            stream = connections[0]
             if jelly_out:
                 if args.reconnect:
                     # One output stream across reconnections (each one is a new stream).
-                    from .._streaming import first_options
                     from ..transcode import Transcoder
                     if transcoder is None:
                         transcoder = Transcoder()
-                    elif first_options(data)[0] is not None and count:
+                    elif new_stream:
                         transcoder.next_input()
                     out.write(transcoder.transcode_frame(data, 0, True))
                 else:
                     out.write(delimit(data))
             else:
-                if decoder is None or (args.reconnect and count and _starts_stream(data)):
-                    decoder = None
+                if new_stream:
                     lines = getattr(out_fmt.load_writer(), "lines", False)
                     decoder = Decoder(terms="nt" if lines else "native",
                                       output="lines" if lines else "tuples")
@@ -406,11 +410,6 @@ def cmd_subscribe(args: argparse.Namespace) -> int:
     if args.verbose:
         print(f"received {count} frames from {args.topic!r}", file=sys.stderr)
     return 130 if interrupted or interrupt.requested else 0
-
-
-def _starts_stream(data: bytes) -> bool:
-    from .._streaming import first_options
-    return first_options(data)[0] is not None
 
 
 def sink_grouped(decoder: Any) -> bool:
