@@ -26,6 +26,7 @@ from jelly.grpc.server import AsyncServer, Server
 from jelly.io import FrameReader
 
 from helpers import jelly_subprocess_env, run_jelly
+from oracle.jelly_rdf import decode_full
 from oracle.proto import load_proto
 
 EX = "http://example.org/"
@@ -860,6 +861,45 @@ def test_subscribe_messages_match_upb():
     assert encode_options(options) == msg.requested_options.SerializeToString()
     with pytest.raises(jelly.JellyDecodeError):
         decode_subscribe(b"\x0a\x05ab")
+
+
+def test_a_client_of_generated_protobuf_classes(server):
+    """What a client in another language does: the service and method names of grpc.proto,
+    messages built and read by the protobuf runtime (upb), not by jelly."""
+    from google.protobuf import message_factory
+    pb = load_proto("grpc.proto")
+    service = pb.DESCRIPTOR.services_by_name["RdfStreamService"]
+    paths = {m.name: f"/{service.full_name}/{m.name}" for m in service.methods}
+    frame_cls = message_factory.GetMessageClass(
+        pb.POOL.FindMessageTypeByName("eu.ostrzyciel.jelly.core.proto.v1.RdfStreamFrame"))
+    stmts = statements("triples", 40)
+    frames = [frame_cls.FromString(f) for f in encoded(stmts, "triples", stream_name="upb")]
+    with grpc.insecure_channel(server.target) as channel:
+        subscribe = channel.unary_stream(
+            paths["SubscribeRdf"], request_serializer=pb.RdfStreamSubscribe.SerializeToString,
+            response_deserializer=frame_cls.FromString)
+        publish = channel.stream_unary(
+            paths["PublishRdf"], request_serializer=frame_cls.SerializeToString,
+            response_deserializer=pb.RdfStreamReceived.FromString)
+        request = pb.RdfStreamSubscribe(topic="upb")
+        request.requested_options.physical_type = 2          # QUADS
+        request.requested_options.max_name_table_size = 64
+        request.requested_options.max_prefix_table_size = 8
+        request.requested_options.max_datatype_table_size = 8
+        call = subscribe(request)
+        call.initial_metadata()                               # subscribed
+        assert publish(iter(frames)) == pb.RdfStreamReceived()
+        got, n = [], 0
+        for frame in call:
+            got.append(frame.SerializeToString())
+            n = len(decode(got))
+            if n >= len(stmts):
+                break
+        call.cancel()
+    options = decode_full(b"".join(map(delimit, got))).options
+    assert (options.physical_type, options.max_name_table_size, options.stream_name) == \
+        (2, 64, "upb")
+    assert decode(got) == [s + (jelly.DEFAULT_GRAPH,) for s in stmts]
 
 
 def test_stream_name_rewrite_keeps_the_rest():
