@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import jelly
@@ -215,8 +215,11 @@ def _sink():
 @settings(max_examples=60)
 @given(sc=scenario(max_statements=30), out=st.data())
 def test_random_streams(sc, out):
-    data = jelly.serialize(jstatements(sc["statements"]), rows_per_frame=sc["rows_per_frame"],
-                           **write_kwargs(sc))
+    try:
+        data = jelly.serialize(jstatements(sc["statements"]),
+                               rows_per_frame=sc["rows_per_frame"], **write_kwargs(sc))
+    except jelly.JellyEncodeError:
+        assume(False)       # the input itself does not fit its tables (a statement too large)
     frames = [f for _, f in frames_of(data)]
     options = jelly.read_options(data)
     out_options = out.draw(st.builds(
