@@ -10,8 +10,8 @@ cimport cython
 from libc.stdint cimport uint64_t
 from cpython.tuple cimport PyTuple_GET_SIZE, PyTuple_GET_ITEM
 
-from ._buffer cimport (wb_ensure, wb_byte, wb_varint, wb_open, wb_close, wb_string_field,
-                       wb_take, utf8_of)
+from ._buffer cimport (WriteBuffer, wb_ensure, wb_byte, wb_varint, wb_open, wb_close,
+                       wb_string_field, wb_take, utf8_of)
 from ._termencoder cimport TermEncoder, PLAN_GRAPH, PLAN_TERM
 from ._terms cimport IRI, DefaultGraph
 
@@ -36,7 +36,44 @@ cdef enum:
     TAG_NAME = 0x4A
 
 
-@cython.final
+cdef Py_ssize_t write_options_message(WriteBuffer* b, object o, uint64_t version) except -1:
+    """The fields of an ``RdfStreamOptions`` message (``o``: StreamOptions or anything with its
+    fields), version ``version``; returns where the version varint starts."""
+    cdef const char* s
+    cdef Py_ssize_t n, at
+    if o.stream_name:
+        utf8_of(o.stream_name, &s, &n)
+        wb_string_field(b, 0x0A, s, n)
+    wb_ensure(b, 64)
+    if int(o.physical_type):
+        wb_byte(b, 0x10)
+        wb_varint(b, <uint64_t>(<long long>int(o.physical_type)))
+    if o.generalized_statements:
+        wb_byte(b, 0x18)
+        wb_byte(b, 1)
+    if o.rdf_star:
+        wb_byte(b, 0x20)
+        wb_byte(b, 1)
+    if o.max_name_table_size:
+        wb_byte(b, 0x48)
+        wb_varint(b, o.max_name_table_size)
+    if o.max_prefix_table_size:
+        wb_byte(b, 0x50)
+        wb_varint(b, o.max_prefix_table_size)
+    if o.max_datatype_table_size:
+        wb_byte(b, 0x58)
+        wb_varint(b, o.max_datatype_table_size)
+    if int(o.logical_type):
+        wb_byte(b, 0x70)
+        wb_varint(b, <uint64_t>(<long long>int(o.logical_type)))
+    at = b.len
+    if version:
+        wb_byte(b, 0x78)
+        at = b.len
+        wb_varint(b, version)
+    return at
+
+
 cdef class Encoder(TermEncoder):
     """Encoding state of one Jelly stream.
 
@@ -44,16 +81,6 @@ cdef class Encoder(TermEncoder):
     a finished ``RdfStreamFrame`` come out of :meth:`take_frame`.  The options row starts the
     first frame.
     """
-
-    cdef readonly object options
-    cdef int physical_type
-    cdef bint options_written
-    cdef Py_ssize_t version_pos
-    cdef public bint used_namespaces
-    cdef int final_version
-    cdef object open_graph
-    cdef bint graph_is_open
-    cdef readonly Py_ssize_t statements
 
     def __init__(self, options, *, term_adapter=None, int max_quoted_depth=64):
         """``options`` is a :class:`jelly.StreamOptions`; ``term_adapter`` turns terms of other
@@ -77,42 +104,15 @@ cdef class Encoder(TermEncoder):
 
     cdef int write_options(self) except -1:
         cdef Py_ssize_t row, msg
-        cdef const char* s
-        cdef Py_ssize_t n
-        o = self.options
         self.options_written = True
-        wb_ensure(&self.buf, 64)
+        wb_ensure(&self.buf, 4)
         wb_byte(&self.buf, 0x0A)
         row = wb_open(&self.buf)
         wb_byte(&self.buf, TAG_OPTIONS)
         msg = wb_open(&self.buf)
-        if o.stream_name:
-            utf8_of(o.stream_name, &s, &n)
-            wb_string_field(&self.buf, 0x0A, s, n)
-        wb_ensure(&self.buf, 64)
-        wb_byte(&self.buf, 0x10)
-        wb_varint(&self.buf, int(o.physical_type))
-        if o.generalized_statements:
-            wb_byte(&self.buf, 0x18)
-            wb_byte(&self.buf, 1)
-        if o.rdf_star:
-            wb_byte(&self.buf, 0x20)
-            wb_byte(&self.buf, 1)
-        wb_byte(&self.buf, 0x48)
-        wb_varint(&self.buf, o.max_name_table_size)
-        if o.max_prefix_table_size:
-            wb_byte(&self.buf, 0x50)
-            wb_varint(&self.buf, o.max_prefix_table_size)
-        if o.max_datatype_table_size:
-            wb_byte(&self.buf, 0x58)
-            wb_varint(&self.buf, o.max_datatype_table_size)
-        if int(o.logical_type):
-            wb_byte(&self.buf, 0x70)
-            wb_varint(&self.buf, <uint64_t>(<long long>int(o.logical_type)))
-        wb_byte(&self.buf, 0x78)
-        self.version_pos = self.buf.len
         # An automatic version is settled when the first frame leaves (take_frame).
-        wb_varint(&self.buf, self.final_version or PROTOCOL_VERSION_1_0)
+        self.version_pos = write_options_message(&self.buf, self.options,
+                                                 self.final_version or PROTOCOL_VERSION_1_0)
         wb_close(&self.buf, msg)
         wb_close(&self.buf, row)
         self.rows += 1

@@ -10,6 +10,9 @@ cdef class TermFactory:
     cdef readonly bint acyclic
 
     cdef object iri(self, str value)
+    # An IRI written as prefix + name (prefix not empty); factories that keep the parts apart
+    # override it, the others get iri(prefix + name).
+    cdef object iri_parts(self, str prefix, str name)
     cdef object bnode(self, str label)
     # The object kept per datatype lookup slot and handed to literal().
     cdef object datatype(self, str iri)

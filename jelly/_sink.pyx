@@ -29,6 +29,9 @@ cdef class TermFactory:
     cdef object iri(self, str value):
         raise NotImplementedError
 
+    cdef object iri_parts(self, str prefix, str name):
+        return self.iri(prefix + name)
+
     cdef object bnode(self, str label):
         raise NotImplementedError
 

@@ -183,7 +183,7 @@ cdef class TermDecoder(WireReader):
             prefix = <object>PyList_GET_ITEM(t.prefixes, pid)
             if prefix is None:
                 self.fail(at, f"prefix id {pid} is used before it is defined")
-            iri = self.terms.iri(<str>prefix + <str>name)
+            iri = self.terms.iri_parts(<str>prefix, <str>name)
         t.iri_cache[nid] = iri
         t.cache_pid[nid] = pid
         t.cache_gen[nid] = t.prefix_gen[pid]

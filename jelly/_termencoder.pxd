@@ -69,6 +69,7 @@ cdef class TermEncoder:
     cdef Planned* push(self) except NULL
     cdef IriSplit split(self, IRI iri)
     cdef int resolve_iri(self, IRI iri, Planned* pl) except -1
+    cdef int resolve_split(self, IriSplit sp, Planned* pl) except -1
     cdef int resolve(self, object term, int pos, int depth) except -1
     cdef int position(self, object term, int pos, object last) except -1
     cdef int plan_terms(self, object s, object p, object o, object g, int n) except -1

@@ -186,13 +186,18 @@ cdef class TermEncoder:
 
     cdef int resolve_iri(self, IRI iri, Planned* pl) except -1:
         cdef IriSplit sp
-        cdef uint32_t pid = 0, nid
         if self.retry_whole and not self.whole_iris:
             sp = IriSplit.__new__(IriSplit)
             sp.prefix = ""
             sp.name = iri.value
         else:
             sp = self.split(iri)
+        return self.resolve_split(sp, pl)
+
+    cdef int resolve_split(self, IriSplit sp, Planned* pl) except -1:
+        """Plan an IRI already split into prefix and name (slots cached on ``sp`` are this
+        encoder's), emitting the entry rows it needs."""
+        cdef uint32_t pid = 0, nid
         if self.n_prefixes:
             if sp.prefix_slot and self.prefixes.gen[sp.prefix_slot] == sp.prefix_gen:
                 pid = sp.prefix_slot

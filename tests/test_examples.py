@@ -112,6 +112,13 @@ def check_spark_pipeline(out: str) -> None:
                      out, re.M)
 
 
+def check_grpc_pubsub(out: str) -> None:
+    assert re.search(r"^published 420 statements in \d+ frames$", out, re.M)
+    assert "subscriber 1: 420 statements, identical: True" in out
+    assert "subscriber 2: 420 quads, all in the default graph: True" in out
+    assert "transcoded to a 16-name table: 420 statements, 16 names" in out
+
+
 CHECKS = {
     "parse_and_serialize.py": check_parse_and_serialize,
     "message_stream.py": check_message_stream,
@@ -121,6 +128,7 @@ CHECKS = {
     "rdflib_grouped_streams.py": check_rdflib_grouped_streams,
     "text_formats_cli.py": check_text_formats_cli,
     "spark_pipeline.py": check_spark_pipeline,
+    "grpc_pubsub.py": check_grpc_pubsub,
 }
 
 

@@ -1,0 +1,157 @@
+"""Transcoding Jelly streams: frames re-encoded with other options, several streams merged
+into one, without building RDF terms (the core's :class:`jelly._transcode.Transcoder`).
+
+:func:`transcode` is what ``jelly transcode IN... OUT`` runs; :func:`output_options` says what
+options an output gets from the first input's and the fields given.  Each input frame gives one
+output frame, with the input's metadata; lookup entries are written when the output first
+needs them, so an output may have smaller tables than its inputs.  Output options that cannot
+hold an input (RDF-star or generalized statements it does not enable, named graphs in a TRIPLES
+stream, typed literals without a datatype table) are refused with :class:`JellyOptionsError`
+when that input starts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import TYPE_CHECKING, Any, Callable, Sequence
+
+from ._transcode import Transcoder
+from .errors import JellyError
+from .io import FrameReader, open_input, open_output
+from .options import (PRESETS, LogicalStreamType, PhysicalStreamType, ReaderLimits,
+                      StreamOptions, make_options)
+
+if TYPE_CHECKING:
+    from .convert import Result
+    from .io import Input, Output
+
+__all__ = ["Transcoder", "output_options", "transcode"]
+
+#: Fields of :func:`jelly.make_options` that :func:`output_options` takes.
+OPTION_FIELDS = ("preset", "physical_type", "logical_type", "max_name_table_size",
+                 "max_prefix_table_size", "max_datatype_table_size", "rdf_star",
+                 "generalized_statements", "stream_name", "version")
+
+def _logical_for(logical: int, physical: PhysicalStreamType) -> int:
+    """The logical type an input's ``logical`` becomes in an output of type ``physical``:
+    kept when it fits, else its counterpart (flat triples and flat quads, graphs and
+    datasets)."""
+    mapping = {2: 1, 4: 3} if physical == PhysicalStreamType.TRIPLES else {1: 2, 3: 4}
+    return mapping.get(int(logical) % 10, int(logical))
+
+
+def output_options(input: StreamOptions, **fields: Any) -> StreamOptions:
+    """Output options from an input stream's ``input`` and the fields of
+    :func:`jelly.make_options` (``preset`` sets the table sizes; ``None`` values are not
+    given).  What is not given stays the input's; a new physical type without a logical type
+    maps the logical type to its counterpart (flat triples to flat quads, graphs to datasets);
+    the version stays automatic (the input's)."""
+    fields = {k: v for k, v in fields.items() if v is not None}
+    unknown = set(fields) - set(OPTION_FIELDS)
+    if unknown:
+        raise TypeError(f"unknown option fields: {', '.join(sorted(unknown))}")
+    base = input.replace(version=None)
+    preset = fields.pop("preset", None)
+    if preset is not None:
+        sizes = make_options(preset=preset)
+        base = base.replace(max_name_table_size=sizes.max_name_table_size,
+                            max_prefix_table_size=sizes.max_prefix_table_size,
+                            max_datatype_table_size=sizes.max_datatype_table_size)
+    if "physical_type" in fields and "logical_type" not in fields:
+        physical = make_options(base, physical_type=fields["physical_type"],
+                                logical_type=0).physical_type
+        if physical != base.physical_type:
+            base = base.replace(physical_type=physical,
+                                logical_type=_logical_for(int(base.logical_type), physical))
+    return make_options(base, **fields)
+
+
+def transcode(inputs: Input | Sequence[Input], output: Output,
+              options: StreamOptions | None = None, *, limits: ReaderLimits | None = None,
+              **fields: Any) -> Result:
+    """Transcode the Jelly stream(s) ``inputs`` (paths, ``"-"``, bytes or binary files; one or
+    a list, merged in order) into one delimited Jelly stream at ``output``.  Output options are
+    ``options`` if given, else the first input's with ``fields`` (see :func:`output_options`).
+    The output path is only replaced when everything succeeded."""
+    from .convert import Result
+
+    if isinstance(inputs, (str, os.PathLike, bytes, bytearray, memoryview)) or \
+            hasattr(inputs, "read"):
+        inputs = [inputs]
+    inputs = list(inputs)
+    if not inputs:
+        raise JellyError("nothing to transcode: no input")
+    if options is not None and fields:
+        raise JellyError("give either options or option fields, not both")
+    chosen: StreamOptions | Callable[[StreamOptions], StreamOptions] | None = options
+    if options is None and any(v is not None for v in fields.values()):
+        chosen = lambda first: output_options(first, **fields)  # noqa: E731
+    limits = limits if limits is not None else ReaderLimits()
+    transcoder = Transcoder(chosen, limits=limits)
+    with open_output(output) as out:
+        for source in inputs:
+            transcoder.next_input()
+            try:
+                with open_input(source) as stream:
+                    for offset, frame in FrameReader(stream, limits):
+                        out.write(transcoder.transcode_frame(frame, offset, True))
+            except JellyError as exc:
+                if len(inputs) > 1 and isinstance(source, (str, os.PathLike)):
+                    exc.message = f"{os.fspath(source)}: {exc.message}"
+                    exc.args = (exc._describe(),)
+                raise
+        if transcoder.frames == 0:
+            raise JellyError("the input holds no Jelly frame")
+    return Result(transcoder.statements, transcoder.frames)
+
+
+# -- command line ---------------------------------------------------------------------------
+
+def add_commands(subparsers: Any) -> None:
+    """``jelly transcode``."""
+    p = subparsers.add_parser(
+        "transcode", help="re-encode Jelly streams with other options, or merge them",
+        description="Re-encode Jelly streams frame by frame with other stream options, or merge "
+                    "several into one, without building RDF terms.  Options not given are the "
+                    "first input's.  '-' is stdin / stdout.")
+    p.add_argument("files", nargs="+", metavar="IN... OUT",
+                   help="input Jelly files (merged in order), then the output file")
+    g = p.add_argument_group("output options (default: the first input's)")
+    g.add_argument("--options-from", metavar="FILE.jelly",
+                   help="copy every stream option from this Jelly file")
+    g.add_argument("--preset", choices=sorted(PRESETS), help="table sizes")
+    g.add_argument("--physical-type", choices=["triples", "quads", "graphs"])
+    g.add_argument("--logical-type",
+                   choices=[m.name.lower() for m in LogicalStreamType if m.value])
+    g.add_argument("--max-name-table-size", type=int, metavar="N")
+    g.add_argument("--max-prefix-table-size", type=int, metavar="N")
+    g.add_argument("--max-datatype-table-size", type=int, metavar="N")
+    g.add_argument("--rdf-star", action="store_const", const=True,
+                   help="allow RDF-star quoted triples")
+    g.add_argument("--generalized", dest="generalized_statements", action="store_const",
+                   const=True, help="allow generalized statements")
+    g.add_argument("--stream-name", metavar="NAME")
+    g.add_argument("--protocol-version", dest="version", type=int, choices=[1, 2],
+                   help="protocol version (1 leaves out namespace declarations)")
+    p.add_argument("-v", "--verbose", action="store_true", help="print counts on stderr")
+    p.set_defaults(func=cmd_transcode)
+
+
+def cmd_transcode(args: argparse.Namespace) -> int:
+    from .reader import read_options
+
+    if len(args.files) < 2:
+        raise JellyError("give at least one input and the output")
+    *inputs, output = args.files
+    fields = {k: getattr(args, k) for k in OPTION_FIELDS}
+    options = None
+    if args.options_from:
+        if any(v is not None for v in fields.values()):
+            raise JellyError("--options-from cannot be combined with other option flags")
+        options = read_options(args.options_from)
+    result = transcode(inputs, output, options, **fields)
+    if args.verbose:
+        print(f"{result.statements} statements, {result.frames} frames", file=sys.stderr)
+    return 0
