@@ -34,8 +34,10 @@ from jelly._ntchars cimport (utf8_seq, uchar_at, utf8_put, pn_chars_base, pn_cha
 
 import io
 import re
+from functools import partial
 
 from .errors import RdfSyntaxError
+from .io import read_some
 
 __all__ = ["parse_nquads", "MESSAGE", "TermParser", "UntilMessage", "SYNTAXES"]
 
@@ -746,12 +748,6 @@ def _parse_chunks(read, _Parser parser, Py_ssize_t chunk_size):
             eof = True
             cut = PyByteArray_GET_SIZE(pending)   # the last line may lack a line end
         else:
-            if not isinstance(chunk, (bytes, bytearray)):
-                if isinstance(chunk, memoryview):
-                    chunk = chunk.tobytes()
-                else:
-                    raise TypeError(f"parse_nquads needs a binary stream; read() returned "
-                                    f"{type(chunk).__name__}")
             before = PyByteArray_GET_SIZE(pending)
             pending += chunk
             cut = _split_point(pending, before - 1)   # only the new bytes (and a held-back CR)
@@ -783,10 +779,11 @@ def parse_nquads(source, *, messages=False, chunk_size=_DEFAULT_CHUNK, allow_rel
         source = io.BytesIO(source)
     elif isinstance(source, str):
         raise TypeError("parse_nquads needs bytes or a binary stream, not str")
-    # read1: what a pipe has now, so that a live stream is parsed as it arrives
-    read = getattr(source, "read1", None) or getattr(source, "read", None)
-    if read is None:
+    if getattr(source, "read", None) is None or isinstance(source, io.TextIOBase):
         raise TypeError(f"parse_nquads needs bytes or a binary stream, not {type(source).__name__}")
+    # what a pipe has now, so that a live stream is parsed as it arrives; a non-blocking
+    # stream's "no data yet" is waited on, never taken for the end
+    read = partial(read_some, source)
     chunk_size = int(chunk_size)
     if chunk_size < 1:
         raise ValueError("chunk_size must be positive")

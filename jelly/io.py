@@ -61,10 +61,14 @@ def read_some(stream: BinaryReader, n: int) -> bytes:
     non-blocking stream with no data yet (``read()`` returns ``None``) is waited on, never
     taken for the end."""
     delay = 0.001
-    read: Callable[[int], bytes | bytearray | memoryview | None] = \
-        getattr(stream, "read1", None) or stream.read
+    read1 = getattr(stream, "read1", None)
+    read: Callable[[int], bytes | bytearray | memoryview | None] = read1 or stream.read
     while True:
         data = read(n)
+        if data is not None and not data and read1 is not None:
+            # A buffered stream over a non-blocking one gives b"" from read1() when it has no
+            # data yet; its read() tells that apart from the end (None: no data yet).
+            data = stream.read(n)
         if data is not None:
             break
         try:

@@ -27,6 +27,7 @@ from ._terms import DEFAULT_GRAPH, BlankNode, DefaultGraph, IRI, Literal, Triple
 from .convert import TextFrame
 from .errors import JellyError, RdfSyntaxError
 from .formats import get as get_format
+from .io import CHUNK_SIZE, read_some
 from .migrate import ToRdfStar
 
 try:
@@ -252,7 +253,8 @@ class OxigraphSource:
             if is_log:
                 self._parts = self._chunks(chunks)
             elif messages:      # a log by request, without delimiters: one message
-                self._parts = self._chunks(iter(((False, 1, head + stream.read()),)))
+                self._parts = self._chunks(iter(((False, 1, head + b"".join(
+                    iter(lambda: read_some(stream, CHUNK_SIZE), b""))),)))
             else:
                 self._parts = self._document(_Chain(head, stream))
         elif messages:
@@ -376,7 +378,7 @@ class _Chain(io.RawIOBase):
             b[:n] = self._head[:n]
             self._head = self._head[n:]
             return n
-        data = self._stream.read(len(b))
+        data = read_some(self._stream, len(b))    # None (no data yet) is not the end
         if not data:
             return 0
         b[:len(data)] = data
