@@ -17,7 +17,7 @@ from ._terms cimport IRI, DefaultGraph
 
 from ._terms import DEFAULT_GRAPH as _DEFAULT_GRAPH, IRI as _make_iri
 from .errors import JellyEncodeError
-from .options import PROTOCOL_VERSION, PROTOCOL_VERSION_1_0
+from .options import PROTOCOL_VERSION, PROTOCOL_VERSION_1_0, check_quoted_depth
 
 # Physical stream types.
 cdef enum:
@@ -88,7 +88,7 @@ cdef class Encoder(TermEncoder):
         options.validate_for_writing()
         self.options = options
         self.physical_type = int(options.physical_type)
-        self.init_terms(options, term_adapter, max_quoted_depth, TAG_NAME)
+        self.init_terms(options, term_adapter, check_quoted_depth(max_quoted_depth), TAG_NAME)
         self.version_pos = -1
         # version None is automatic: 2 if namespaces are declared before the first frame
         # leaves, else 1.  A version the caller chose is written as is.

@@ -35,7 +35,7 @@ from ._terms cimport IRI, BlankNode, Literal, Triple, DefaultGraph
 
 from .errors import (JellyDecodeError, JellyEncodeError, JellyError, JellyLimitError,
                      JellyTruncatedError)
-from .options import DEFAULT_LIMITS
+from .options import DEFAULT_LIMITS, check_quoted_depth
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
 XSD_STRING = XSD + "string"
@@ -597,7 +597,7 @@ cdef class JenaEncoder:
         self.repeat = repeat
         self.prefix_names = prefix_names
         self.term_adapter = term_adapter
-        self.max_depth = max_quoted_depth
+        self.max_depth = check_quoted_depth(max_quoted_depth)
         self.namespaces = {}
         self.keep = []
         self.nvars = -1

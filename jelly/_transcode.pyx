@@ -34,7 +34,7 @@ from ._terms cimport make_iri
 from ._sink import TupleSink
 from ._terms import DEFAULT_GRAPH
 from .errors import JellyEncodeError, JellyError, JellyOptionsError
-from .options import (DEFAULT_LIMITS, PROTOCOL_VERSION, PROTOCOL_VERSION_1_0,
+from .options import (DEFAULT_LIMITS, MAX_QUOTED_DEPTH, PROTOCOL_VERSION, PROTOCOL_VERSION_1_0,
                       PhysicalStreamType, StreamOptions)
 
 cdef enum:
@@ -379,7 +379,8 @@ cdef class FrameRewriter:
             version = min(max(int(input_options.version or 1), PROTOCOL_VERSION_1_0),
                           PROTOCOL_VERSION)
             o = o.replace(version=version)
-        self.enc = _WireEncoder(o)
+        # any depth its input decoders accepted (their limits are at most MAX_QUOTED_DEPTH)
+        self.enc = _WireEncoder(o, max_quoted_depth=MAX_QUOTED_DEPTH)
         if self.continuing:
             self.enc.options_written = True
             self.enc.reset_state()

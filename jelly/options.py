@@ -44,17 +44,57 @@ def is_grouped(logical_type: int) -> bool:
     return logical_base(logical_type) in (LogicalStreamType.GRAPHS, LogicalStreamType.DATASETS)
 
 
+#: The deepest RDF-star nesting any reader or writer accepts, whatever the limits say: quoted
+#: triples are decoded and encoded recursively in C, and at this depth every codec (Jelly,
+#: RDF Thrift, RDF Protobuf, the transcoder) needs under 128 KiB of C stack (measured; a thread's
+#: stack is 8 MiB on glibc, 128 KiB on musl).  Terms themselves (hash, ==, order, str, repr,
+#: freeing) work at any depth.
+MAX_QUOTED_DEPTH = 128
+#: Table sizes are 32-bit in the spec; frame lengths are 64-bit varints.
+MAX_TABLE_SIZE = 0xFFFFFFFF
+MAX_FRAME_SIZE = 2**63 - 1
+
+
+def check_quoted_depth(value: int, what: str = "max_quoted_depth") -> int:
+    """``value`` if it is a nesting limit a codec can honour (0..MAX_QUOTED_DEPTH), else
+    :class:`JellyOptionsError`."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_QUOTED_DEPTH:
+        raise JellyOptionsError(f"{what} must be an integer in 0..{MAX_QUOTED_DEPTH}, not "
+                                f"{value!r} (deeper nesting cannot be decoded safely)")
+    return value
+
+
 @dataclasses.dataclass(frozen=True)
 class ReaderLimits:
-    """Safety caps a reader enforces on untrusted input (defaults follow jelly-jvm)."""
+    """Safety caps a reader enforces on untrusted input (defaults follow jelly-jvm).
 
+    Any value up to the maximum of its field is safe: memory follows the bytes of the input,
+    never what the input declares, so raising a table or frame size limit only lets larger
+    streams in (a frame is held whole, so ``max_frame_size`` bounds the memory of one frame).
+    Values outside a field's range raise :class:`JellyOptionsError`.
+    """
+
+    #: Largest name table a stream may declare (0..MAX_TABLE_SIZE).
     max_name_table_size: int = 4096
+    #: Largest prefix table a stream may declare (0..MAX_TABLE_SIZE).
     max_prefix_table_size: int = 1024
+    #: Largest datatype table a stream may declare (0..MAX_TABLE_SIZE).
     max_datatype_table_size: int = 256
-    #: Deepest RDF-star nesting accepted (a quoted triple inside a statement is depth 1).
+    #: Deepest RDF-star nesting accepted (a quoted triple inside a statement is depth 1;
+    #: 0..MAX_QUOTED_DEPTH).
     max_quoted_depth: int = 64
-    #: Largest single frame accepted, in bytes.
+    #: Largest single frame accepted, in bytes (0..MAX_FRAME_SIZE).
     max_frame_size: int = 512 * 1024 * 1024
+
+    def __post_init__(self) -> None:
+        for name, top in (("max_name_table_size", MAX_TABLE_SIZE),
+                          ("max_prefix_table_size", MAX_TABLE_SIZE),
+                          ("max_datatype_table_size", MAX_TABLE_SIZE),
+                          ("max_frame_size", MAX_FRAME_SIZE)):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= top:
+                raise JellyOptionsError(f"{name} must be an integer in 0..{top}, not {v!r}")
+        check_quoted_depth(self.max_quoted_depth)
 
 
 DEFAULT_LIMITS = ReaderLimits()
