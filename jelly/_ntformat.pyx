@@ -22,7 +22,6 @@ __all__ = ["term_to_nt", "statement_to_nt", "NQuadsWriter", "NTriplesTerms", "Li
 cdef str _XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
 
 cdef enum:
-    _MAX_WRITE_DEPTH = 1000    # guard against C stack exhaustion
     _WRITE_BUFFER = 1 << 16
 
 cdef str _MESSAGE_LINE = "# @message\n"
@@ -272,20 +271,32 @@ cdef str _term_nt(object t, int depth, bint rdf12=False, int role=2):
     if tp is BlankNode:
         return _bnode_nt((<BlankNode>t).value)
     if tp is Triple:
-        if depth >= _MAX_WRITE_DEPTH:
-            raise ValueError(f"quoted triples nested deeper than {_MAX_WRITE_DEPTH}")
-        tr = <Triple>t
-        if rdf12:
-            if role != 2:
-                _not_rdf12(role)
-            return (f"<<( {_term_nt(tr.s, depth + 1, True, 0)} "
-                    f"{_term_nt(tr.p, depth + 1, True, 1)} "
-                    f"{_term_nt(tr.o, depth + 1, True, 2)} )>>")
-        return (f"<< {_term_nt(tr.s, depth + 1)} {_term_nt(tr.p, depth + 1)} "
-                f"{_term_nt(tr.o, depth + 1)} >>")
+        return _triple_nt(<Triple>t, rdf12, role)
     if tp is DefaultGraph:
         raise TypeError("DEFAULT_GRAPH has no N-Triples form")
     raise TypeError(f"not an RDF term: {t!r}")
+
+
+cdef str _triple_nt(Triple t, bint rdf12, int role):
+    # Pieces in order from an explicit stack (text as str, terms as (term, role)), so any
+    # nesting depth prints without recursion.
+    cdef list out = [], stack = [(t, role)]
+    cdef Triple tr
+    while stack:
+        item = stack.pop()
+        if type(item) is str:
+            out.append(item)
+            continue
+        term, role = item
+        if type(term) is not Triple:
+            out.append(_term_nt(term, 0, rdf12, role))
+            continue
+        tr = <Triple>term
+        if rdf12 and role != 2:
+            _not_rdf12(role)
+        out.append("<<( " if rdf12 else "<< ")
+        stack += [" )>>" if rdf12 else " >>", (tr.o, 2), " ", (tr.p, 1), " ", (tr.s, 0)]
+    return "".join(out)
 
 
 cdef int _not_rdf12(int role) except -1:

@@ -9,7 +9,10 @@ literal, so it is stored with ``datatype=None``.
 
 Terms hold only strings and other terms, so they can never be part of a reference cycle: they
 are not tracked by the garbage collector (``no_gc``), which keeps collections cheap when
-millions of them are alive.
+millions of them are alive.  ``Triple`` is the exception: it is tracked so that freeing a deeply
+nested one goes through CPython's trashcan (which needs tracked objects) instead of recursing on
+the C stack; its hash, equality, order, ``repr`` and ``str`` walk nested triples with an explicit
+stack, so no depth a program can build crashes them.
 """
 
 cimport cython
@@ -168,7 +171,7 @@ cdef class Literal:
 
 @cython.freelist(32)
 @cython.final
-@cython.no_gc
+@cython.trashcan(True)
 cdef class Triple:
     """An RDF-star quoted triple, usable as a term."""
 
@@ -180,14 +183,13 @@ cdef class Triple:
 
     def __hash__(self):
         if self._hash == 0:
-            self._hash = _fix(hash((self.s, self.p, self.o)) ^ _TRIPLE_SALT)
+            _hash_nested(self)
         return self._hash
 
     def __eq__(self, other):
         if type(other) is not Triple:
             return False
-        cdef Triple t = <Triple>other
-        return t.s == self.s and t.p == self.p and t.o == self.o
+        return _eq_nested(self, <Triple>other)
 
     def __ne__(self, other):
         return not self.__eq__(other)
@@ -199,7 +201,21 @@ cdef class Triple:
         return iter((self.s, self.p, self.o))
 
     def __repr__(self):
-        return f"Triple({self.s!r}, {self.p!r}, {self.o!r})"
+        # Pieces in order from an explicit stack: text as str, terms wrapped in 1-tuples.
+        cdef list out = [], stack = [(self,)]
+        while stack:
+            item = stack.pop()
+            if type(item) is str:
+                out.append(item)
+                continue
+            term = (<tuple>item)[0]
+            if type(term) is Triple:
+                t = <Triple>term
+                out.append("Triple(")
+                stack += [")", (t.o,), ", ", (t.p,), ", ", (t.s,)]
+            else:
+                out.append(repr(term))
+        return "".join(out)
 
     def __str__(self):
         from ._ntformat import term_to_nt
@@ -207,6 +223,46 @@ cdef class Triple:
 
     def __reduce__(self):
         return (Triple, (self.s, self.p, self.o))
+
+
+cdef int _hash_nested(Triple root) except -1:
+    """Hash root and every nested triple not hashed yet, innermost first, so that hashing a
+    triple only ever asks for cached hashes of the triples in it."""
+    cdef list stack = [root]
+    cdef Triple t
+    cdef Py_hash_t h
+    cdef bint ready
+    while stack:
+        t = <Triple>stack[len(stack) - 1]
+        ready = True
+        for c in (t.s, t.p, t.o):
+            if type(c) is Triple and (<Triple>c)._hash == 0:
+                stack.append(c)
+                ready = False
+        if ready:
+            stack.pop()
+            h = hash((t.s, t.p, t.o)) ^ _TRIPLE_SALT
+            t._hash = h if h != 0 and h != -1 else 1    # 0 means "not hashed yet"
+    return 0
+
+
+cdef bint _eq_nested(Triple a, Triple b) except -1:
+    """Equality of two triples, nested triples compared from an explicit stack."""
+    cdef list stack = [(a, b)]
+    while stack:
+        a, b = stack.pop()
+        if a is b:
+            continue
+        if a._hash != 0 and b._hash != 0 and a._hash != b._hash:
+            return False
+        for x, y in ((a.s, b.s), (a.p, b.p), (a.o, b.o)):
+            if type(x) is Triple or type(y) is Triple:
+                if type(x) is not type(y):
+                    return False
+                stack.append((x, y))
+            elif not (x == y):
+                return False
+    return True
 
 
 @cython.final
@@ -250,8 +306,20 @@ def _sort_key(term):
         lit = <Literal>term
         return (2, lit.lex, lit.language or "", (<IRI>lit.datatype).value if lit.datatype is not None else "")
     if t is Triple:
-        tr = <Triple>term
-        return (3, _sort_key(tr.s), _sort_key(tr.p), _sort_key(tr.o))
+        # Flat: the keys of the nested terms in pre-order.  Each key starts with its kind and
+        # has a fixed shape per kind, so flat keys order exactly as nested ones would, and
+        # neither building nor comparing them recurses.
+        out = []
+        stack = [term]
+        while stack:
+            item = stack.pop()
+            if type(item) is Triple:
+                tr = <Triple>item
+                out.append(3)
+                stack += [tr.o, tr.p, tr.s]
+            else:
+                out += _sort_key(item)
+        return tuple(out)
     if t is DefaultGraph:
         return (-1,)
     raise TypeError(f"not an RDF term: {term!r}")
