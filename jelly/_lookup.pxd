@@ -7,7 +7,12 @@ cdef class DecodeTables:
     # Declared sizes (from the stream options) and allocated sizes: storage grows with the
     # entries a stream actually defines, never with what its options declare.
     cdef uint32_t n_names, n_prefixes, n_datatypes
-    cdef uint32_t cap_names, cap_prefixes, cap_datatypes
+    cdef uint64_t cap_names, cap_prefixes, cap_datatypes
+    # Entry rows applied so far: the dense storage holds at most DENSE_PER_ENTRY slots per
+    # entry (plus a start); an id beyond that goes to ``sparse`` (key: slot * 4 + table), so a
+    # few entries with huge ids cannot make the tables large.
+    cdef uint64_t entries
+    cdef dict sparse
     cdef list names          # slot -> str (None: never defined); slot 0 unused
     cdef list prefixes       # slot -> str; slot 0 is "" (no prefix)
     cdef list datatypes      # slot -> the factory's datatype object, False for xsd:string
@@ -28,11 +33,16 @@ cdef class DecodeTables:
     cdef int set_name(self, uint32_t slot, str value) except -1
     cdef int set_prefix(self, uint32_t slot, str value) except -1
     cdef int set_datatype(self, uint32_t slot, object value) except -1
+    cdef bint dense_ok(self, uint32_t slot) noexcept
+    # table: 0 names, 1 prefixes, 2 datatypes (the ENTRY_* numbers of _termdecoder)
+    cdef object sparse_get(self, int table, uint32_t slot)
+    cdef int migrate(self, int table, uint64_t cap) except -1
 
 
 cdef class EncodeTable:
     """An LRU table of strings -> slots 1..size, with entry-id delta bookkeeping."""
     cdef uint32_t size, used, head, tail, last_id
+    cdef uint64_t cap          # slots allocated (grown as they are used, up to size + 1)
     cdef dict slots
     cdef list keys
     cdef uint32_t* prev
@@ -44,6 +54,7 @@ cdef class EncodeTable:
     cdef uint32_t find(self, str key, uint64_t epoch) except? 0
     cdef uint32_t assign(self, str key, uint64_t epoch) except 0
     cdef int clear(self) except -1
+    cdef int grow(self, uint64_t cap) except -1
 
 
 cdef class IriSplit:

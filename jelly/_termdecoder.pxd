@@ -64,6 +64,7 @@ cdef class TermDecoder(WireReader):
                        int n, bint has_graph, object graph) except -1
     @cython.final
     cdef object resolve_iri(self, uint64_t pid64, uint64_t nid64, const unsigned char* at)
+    cdef object resolve_sparse(self, uint32_t pid, uint32_t nid, const unsigned char* at)
     @cython.final
     cdef object iri(self, const unsigned char* p, const unsigned char* end)
     @cython.final

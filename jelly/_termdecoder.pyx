@@ -154,23 +154,15 @@ cdef class TermDecoder(WireReader):
         cdef uint32_t nid = <uint32_t>nid64
         cdef DecodeTables t = self.tables
         cdef object iri, prefix, name
-        # Slots at or above the allocated sizes were never defined: one comparison each on
-        # the hot path, the exact error worked out only when it fails.
+        # Slots at or above the allocated sizes are undefined or sparse (see _lookup): one
+        # comparison each on the hot path, the rest worked out off it.
         if pid == 0:
             pid = t.last_prefix_id
-        else:
-            if pid >= t.cap_prefixes:
-                if pid > t.n_prefixes:
-                    self.fail(at, f"prefix id {pid} is outside the prefix table (size "
-                                  f"{t.n_prefixes})")
-                self.fail(at, f"prefix id {pid} is used before it is defined")
-            t.last_prefix_id = pid
         if nid == 0:
             nid = t.last_name_id + 1
-        if nid == 0 or nid >= t.cap_names:
-            if nid == 0 or nid > t.n_names:
-                self.fail(at, f"name id {nid} is outside the name table (size {t.n_names})")
-            self.fail(at, f"name id {nid} is used before it is defined")
+        if pid >= t.cap_prefixes or nid == 0 or nid >= t.cap_names:
+            return self.resolve_sparse(pid, nid, at)
+        t.last_prefix_id = pid
         t.last_name_id = nid
         if t.cache_pid[nid] == pid and t.cache_gen[nid] == t.prefix_gen[pid]:
             return <object>PyList_GET_ITEM(t.iri_cache, nid)
@@ -188,6 +180,36 @@ cdef class TermDecoder(WireReader):
         t.cache_pid[nid] = pid
         t.cache_gen[nid] = t.prefix_gen[pid]
         return iri
+
+    cdef object resolve_sparse(self, uint32_t pid, uint32_t nid, const unsigned char* at):
+        """An IRI with a prefix or name id beyond the dense tables: out of range, undefined,
+        or kept sparse (built each time, not cached)."""
+        cdef DecodeTables t = self.tables
+        cdef object prefix, name
+        if pid >= t.cap_prefixes:
+            if pid > t.n_prefixes:
+                self.fail(at, f"prefix id {pid} is outside the prefix table (size "
+                              f"{t.n_prefixes})")
+            prefix = t.sparse_get(ENTRY_PREFIX, pid)
+            if prefix is None:
+                self.fail(at, f"prefix id {pid} is used before it is defined")
+        else:
+            prefix = <object>PyList_GET_ITEM(t.prefixes, pid)
+        if nid == 0 or nid >= t.cap_names:
+            if nid == 0 or nid > t.n_names:
+                self.fail(at, f"name id {nid} is outside the name table (size {t.n_names})")
+            name = t.sparse_get(ENTRY_NAME, nid)
+        else:
+            name = <object>PyList_GET_ITEM(t.names, nid)
+        if name is None:
+            self.fail(at, f"name id {nid} is used before it is defined")
+        if prefix is None:
+            self.fail(at, f"prefix id {pid} is used before it is defined")
+        t.last_prefix_id = pid
+        t.last_name_id = nid
+        if pid == 0:
+            return self.terms.iri(<str>name)
+        return self.terms.iri_parts(<str>prefix, <str>name)
 
     @cython.final
     cdef object iri(self, const unsigned char* p, const unsigned char* end):
@@ -239,6 +261,8 @@ cdef class TermDecoder(WireReader):
                                  f"{t.n_datatypes})")
             if dt < t.cap_datatypes:
                 dtobj = <object>PyList_GET_ITEM(t.datatypes, dt)
+            else:
+                dtobj = t.sparse_get(ENTRY_DATATYPE, <uint32_t>dt)
             if dtobj is None:
                 self.fail(start, f"datatype id {dt} is used before it is defined")
             if dtobj is False:  # xsd:string: the same term as a simple literal
