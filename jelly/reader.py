@@ -125,6 +125,9 @@ class Reader:
             item = self._next_raw()
             if item is None:
                 return
+            if not item[1]:       # an empty frame has no statements: nothing to decode
+                decoder.frame_index += 1
+                continue
             try:
                 decoder.begin_frame(item[1], item[0])
                 while True:

@@ -205,11 +205,14 @@ class Writer:
         return self._encoder.statements
 
 
+_END = object()
+
+
 def _peek_quads(statements: Iterable[Sequence[Any]]) -> tuple[bool, Iterable[Sequence[Any]]]:
     """Whether the first statement is a quad, and the statements again."""
     it = iter(statements)
-    first = next(it, None)
-    if first is None:
+    first = next(it, _END)     # not None: a None statement must be refused, not skipped
+    if first is _END:
         return False, it
     if not isinstance(first, (tuple, list)):
         raise JellyEncodeError(f"a statement must be a tuple (s, p, o) or (s, p, o, g), not "
