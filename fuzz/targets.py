@@ -26,6 +26,7 @@ from jelly import JellyEncodeError, JellyError
 from jelly._framing import FrameSplitter
 from jelly._ntformat import statement_to_nt
 from jelly._ntriples import parse_nquads
+from jelly.options import MAX_FRAME_SIZE, MAX_QUOTED_DEPTH, MAX_TABLE_SIZE
 from jelly.transcode import transcode
 
 # Outcomes of a check.
@@ -119,18 +120,27 @@ def _rewrite_jelly(statements: list[tuple[Any, ...]]) -> str:
     return ACCEPTED
 
 
-def check_jelly_frames(data: bytes) -> str:
-    """``parse_frames`` and ``parse`` (two decoding paths) of bytes: the same statements;
-    written again, the same."""
-    frames, err = _only_jelly_errors(lambda: list(jelly.parse_frames(data)))
-    flat, err2 = _only_jelly_errors(lambda: list(jelly.parse(data)))
-    if (err is None) != (err2 is None):
-        raise Escape(f"parse_frames and parse disagree: {err!r} / {err2!r}")
-    if err is not None:
-        return REJECTED
-    statements = [st for f in frames for st in f.statements]
-    _same("parse vs parse_frames", flat, statements)
-    return _rewrite_jelly(statements)
+#: Every limit at its maximum: sparse tables, deep nesting, no frame size cap.
+MAX_LIMITS = jelly.ReaderLimits(
+    max_name_table_size=MAX_TABLE_SIZE, max_prefix_table_size=MAX_TABLE_SIZE,
+    max_datatype_table_size=MAX_TABLE_SIZE, max_quoted_depth=MAX_QUOTED_DEPTH,
+    max_frame_size=MAX_FRAME_SIZE)
+
+
+def _check_jelly_frames(limits: jelly.ReaderLimits) -> Callable[[bytes], str]:
+    def check(data: bytes) -> str:
+        frames, err = _only_jelly_errors(lambda: list(jelly.parse_frames(data, limits=limits)))
+        flat, err2 = _only_jelly_errors(lambda: list(jelly.parse(data, limits=limits)))
+        if (err is None) != (err2 is None):
+            raise Escape(f"parse_frames and parse disagree: {err!r} / {err2!r}")
+        if err is not None:
+            return REJECTED
+        statements = [st for f in frames for st in f.statements]
+        _same("parse vs parse_frames", flat, statements)
+        return _rewrite_jelly(statements)
+    check.__doc__ = ("``parse_frames`` and ``parse`` (two decoding paths) of bytes: the same "
+                     "statements; written again, the same.")
+    return check
 
 
 def check_jelly_feed(data: bytes) -> str:
@@ -313,7 +323,8 @@ class Target:
 
 
 TARGETS: tuple[Target, ...] = (
-    Target("jelly-frames", "jelly.reader", "jelly", check_jelly_frames),
+    Target("jelly-frames", "jelly.reader", "jelly", _check_jelly_frames(jelly.ReaderLimits())),
+    Target("jelly-limits", "jelly.reader", "jelly", _check_jelly_frames(MAX_LIMITS)),
     Target("jelly-feed", "jelly._framing", "jelly", check_jelly_feed),
     Target("transcode", "jelly._transcode", "jelly", check_transcode),
     Target("rdf-thrift", "jelly._jena_thrift", "rdf-thrift", _check_jena("thrift")),

@@ -210,6 +210,18 @@ def test_codecs_at_max_depth_in_a_small_stack():
                 raw = e.take()
                 assert list(jelly.jena.parse(raw, format=fmt, limits=limits)) == [st]
             assert str(t).count("<<") == D - 1
+            from jelly._ntriples import parse_nquads
+            line = " ".join(map(str, st)).encode() + b" .\\n"
+            try:                                  # N-Triples nesting is capped lower (64)
+                list(parse_nquads(line))
+                raise AssertionError("N-Triples nested deeper than 64 was accepted")
+            except jelly.RdfSyntaxError as exc:
+                assert "nested deeper" in str(exc)
+            shallow = t
+            while shallow.s.__class__ is Triple and str(shallow).count("<<") > 64:
+                shallow = shallow.s
+            assert list(parse_nquads(str(shallow).encode() + b" <http://p> <http://o> .")) \
+                == [(shallow, IRI("http://p"), IRI("http://o"))]
             done.append(True)
         threading.stack_size({SMALL_STACK})
         th = threading.Thread(target=run)
