@@ -236,7 +236,7 @@ def test_deep_user_triples_do_not_crash():
     """Terms nested far deeper than any reader accepts: hash, ==, !=, order, str, repr and
     freeing work (before: hash of 100,000 levels and freeing 1,000,000 crashed)."""
     out = run_child(f"""
-        import threading
+        import threading, tracemalloc
         from jelly import IRI, Triple
         def nest(d, leaf="o"):
             t = IRI("http://example.org/" + leaf)
@@ -253,7 +253,16 @@ def test_deep_user_triples_do_not_crash():
             assert str(a).count("<<") == 100_000 and repr(a).count("Triple(") == 100_000
             del a, b, c
             deep = nest(1_000_000)
-            del deep
+            del deep                               # freed without recursing
+            tracemalloc.start()
+            deep = nest(100_000)
+            del deep                               # and entirely
+            assert tracemalloc.get_traced_memory()[0] < 100_000
+            shared = nest(1000)                    # held elsewhere: left alone
+            outer = Triple(shared, IRI("http://example.org/p"), nest(1000))
+            del outer
+            assert shared == nest(1000) and str(shared).count("<<") == 1000
+            tracemalloc.stop()
             done.append(True)
         threading.stack_size({SMALL_STACK})
         th = threading.Thread(target=run)
