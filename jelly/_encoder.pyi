@@ -28,7 +28,8 @@ class Encoder(TermEncoder):
                  term_adapter: Callable[[Any], object] | None = None,
                  max_quoted_depth: int = 64) -> None:
         """``options`` is a :class:`jelly.StreamOptions`; ``term_adapter`` turns terms of other
-        libraries into jelly terms (called only for objects that are not jelly terms)."""
+        libraries into jelly terms (called only for objects that are not jelly terms);
+        ``max_quoted_depth``: deepest RDF-star nesting written (0..``MAX_QUOTED_DEPTH``)."""
     @property
     def options(self) -> StreamOptions:
         """The stream options."""
