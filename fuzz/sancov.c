@@ -76,19 +76,11 @@ static PyObject *set_hooks(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-static PyObject *edges(PyObject *self, PyObject *unused) {
-    Py_ssize_t n = 0;
-    for (Py_ssize_t i = 0; i < N_COUNTERS; i++)
-        n += counters[i] != 0;
-    return PyLong_FromSsize_t(n);
-}
-
 static PyMethodDef methods[] = {
     {"regions", regions, METH_NOARGS,
      "(counters address, number of counters, PC table address) for libFuzzer."},
     {"set_hooks", set_hooks, METH_VARARGS,
      "Addresses of libFuzzer's cmp1, cmp2, cmp4, cmp8, const_cmp1..8 and switch handlers."},
-    {"edges", edges, METH_NOARGS, "Counters hit so far (edges seen, hashed)."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_jelly_sancov",

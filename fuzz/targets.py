@@ -18,7 +18,7 @@ import importlib
 import importlib.util
 import io
 import os
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 
 import jelly
 import jelly.jena
@@ -341,7 +341,3 @@ def get(name: str) -> Target:
         if t.name == name:
             return t
     raise KeyError(f"no fuzz target {name!r}; targets: {', '.join(t.name for t in TARGETS)}")
-
-
-def names() -> Iterable[str]:
-    return [t.name for t in TARGETS]
