@@ -36,8 +36,8 @@ import io
 import re
 from functools import partial
 
-from .errors import RdfSyntaxError
-from .io import read_some
+from .errors import JellyDecodeError, RdfSyntaxError
+from .io import READ_ERRORS, read_some
 
 __all__ = ["parse_nquads", "MESSAGE", "TermParser", "UntilMessage", "SYNTAXES"]
 
@@ -743,7 +743,10 @@ def _parse_chunks(read, _Parser parser, Py_ssize_t chunk_size):
     cdef bint eof = False, done
     cdef list out
     while not eof:
-        chunk = read(chunk_size)
+        try:
+            chunk = read(chunk_size)
+        except READ_ERRORS as exc:
+            raise JellyDecodeError(f"cannot read the input: {exc}", line=parser.line) from None
         if not chunk:
             eof = True
             cut = PyByteArray_GET_SIZE(pending)   # the last line may lack a line end

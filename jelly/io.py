@@ -31,6 +31,9 @@ from .options import DEFAULT_LIMITS, ReaderLimits
 
 CHUNK_SIZE = 1 << 16
 GZIP_MAGIC = b"\x1f\x8b"
+#: What reading an input may raise (a broken or truncated gzip member, an I/O error): every
+#: reader turns it into JellyDecodeError.
+READ_ERRORS = (OSError, EOFError, zlib.error)
 
 if TYPE_CHECKING:
     from typing import Protocol, Union
@@ -261,7 +264,7 @@ class FrameReader:
         while True:
             try:
                 data = read_some(source, CHUNK_SIZE)
-            except (OSError, EOFError, zlib.error, gzip.BadGzipFile) as exc:
+            except READ_ERRORS as exc:
                 raise JellyDecodeError(f"cannot read the input: {exc}",
                                        offset=splitter.position + splitter.buffered) from None
             frames = splitter.feed(data) if data else splitter.finish()

@@ -36,8 +36,8 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Sequence
 from ._jena import ROW_KINDS, decimal_lexical, double_lexical
 from ._jena_proto import ProtoDecoder, ProtoEncoder
 from ._jena_thrift import ThriftDecoder, ThriftEncoder
-from .errors import JellyError
-from .io import CHUNK_SIZE, GZIP_MAGIC, open_input, open_output, read_some
+from .errors import JellyDecodeError, JellyError
+from .io import CHUNK_SIZE, GZIP_MAGIC, READ_ERRORS, open_input, open_output, read_some
 from .options import DEFAULT_LIMITS, ReaderLimits
 
 if TYPE_CHECKING:
@@ -99,7 +99,11 @@ def _pieces(decoder: Any, source: Input, max_items: int,
             if eof:
                 return
             # A row longer than what is buffered is read in growing pieces (no quadratic copy).
-            data = read_some(stream, max(CHUNK_SIZE, len(buf) - pos))
+            try:
+                data = read_some(stream, max(CHUNK_SIZE, len(buf) - pos))
+            except READ_ERRORS as exc:
+                raise JellyDecodeError(f"cannot read the input: {exc}",
+                                       offset=offset + len(buf)) from None
             if data:
                 offset += pos
                 buf = buf[pos:] + data if pos < len(buf) else data

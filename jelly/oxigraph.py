@@ -25,9 +25,9 @@ from typing import Any, Iterator
 
 from ._terms import DEFAULT_GRAPH, BlankNode, DefaultGraph, IRI, Literal, Triple
 from .convert import TextFrame
-from .errors import JellyError, RdfSyntaxError
+from .errors import JellyDecodeError, JellyError, RdfSyntaxError
 from .formats import get as get_format
-from .io import CHUNK_SIZE, read_some
+from .io import CHUNK_SIZE, READ_ERRORS, read_some
 from .migrate import ToRdfStar
 
 try:
@@ -248,7 +248,10 @@ class OxigraphSource:
             self.grouped = True
             self._parts = self._json_lines(stream)
         elif get_format(format).messages:
-            is_log, head, chunks = split_messages(stream)
+            try:
+                is_log, head, chunks = split_messages(stream)
+            except READ_ERRORS as exc:
+                raise JellyDecodeError(f"cannot read the input: {exc}") from None
             self.grouped = is_log or messages
             if is_log:
                 self._parts = self._chunks(chunks)
@@ -346,7 +349,14 @@ class OxigraphSource:
 
     def frames(self) -> Iterator[tuple[TextFrame, bool]]:
         star = ToRdfStar(strict=False) if self._syntax == "rdf-star" else None
-        for statements, namespaces, message in self._parts:
+        parts = iter(self._parts)
+        while True:
+            try:
+                statements, namespaces, message = next(parts)
+            except StopIteration:
+                break
+            except READ_ERRORS as exc:      # a broken gzip member, an I/O error
+                raise JellyDecodeError(f"cannot read the input: {exc}") from None
             if star is not None:
                 statements = star.feed(statements)
                 if message:     # a message is whole: nothing waits for the next one

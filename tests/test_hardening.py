@@ -369,6 +369,36 @@ def test_raised_frame_limit_reads_what_is_there():
 
 
 # ---------------------------------------------------------------------------------------------
+# broken compressed input (found by the fuzzer: rdf-protobuf, crash-2144631d...)
+# ---------------------------------------------------------------------------------------------
+
+BROKEN_GZIP = [
+    bytes.fromhex("1f8b0a0600000001"),                  # unknown compression method
+    __import__("gzip").compress(b"<http://e/a> <http://e/b> <http://e/c> .\n" * 20000)[:300],
+]
+
+
+@pytest.mark.parametrize("data", BROKEN_GZIP, ids=["bad-method", "truncated"])
+def test_broken_gzip_is_a_decode_error_in_every_reader(data, tmp_path):
+    """Before: BadGzipFile / EOFError escaped from the Jena readers and, through
+    jelly.convert, from the N-Triples and pyoxigraph readers."""
+    from jelly.convert import convert
+    readers = {
+        "jelly": lambda: list(jelly.parse(data)),
+        "thrift": lambda: list(jelly.jena.parse(data, format="thrift")),
+        "protobuf": lambda: list(jelly.jena.parse(data, format="protobuf")),
+        "results": lambda: list(jelly.jena.read_results(data, format="protobuf")),
+    }
+    for ext in ("nt", "ttl"):
+        path = tmp_path / f"in.{ext}.gz"
+        path.write_bytes(data)
+        readers[ext] = lambda path=path: convert(path, io.BytesIO(), to_format="jelly")
+    for name, read in readers.items():
+        with pytest.raises(jelly.JellyDecodeError):   # the truncated one may fail earlier
+            read()
+
+
+# ---------------------------------------------------------------------------------------------
 # smaller
 # ---------------------------------------------------------------------------------------------
 
