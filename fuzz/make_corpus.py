@@ -122,6 +122,12 @@ def streaming_seeds(jelly_corpus: list[bytes]) -> list[bytes]:
     return seeds
 
 
+# Inputs the fuzzer found (kept as seeds, so every test run checks them again).
+FOUND = {"rdf-protobuf": [bytes.fromhex(
+    "1f8b0a060000018a1213687474703a71126f610a220010000000010000000000000200400068ebebebeb7474703a"
+)]}
+
+
 def write(name: str, seeds: list[bytes], keep: list[bytes] = ()) -> None:
     """``keep`` and at most MAX_FILES of ``seeds`` of at most MAX_SIZE bytes, spread over the
     sizes present (the fuzzer grows its own working corpus from them)."""
@@ -129,7 +135,7 @@ def write(name: str, seeds: list[bytes], keep: list[bytes] = ()) -> None:
                    key=lambda s: (len(s), hashlib.sha1(s).digest()))
     if len(seeds) > MAX_FILES:
         seeds = [seeds[i * len(seeds) // MAX_FILES] for i in range(MAX_FILES)]
-    seeds += keep
+    seeds += list(keep) + FOUND.get(name, [])
     d = CORPUS / name
     if d.exists():
         shutil.rmtree(d)
