@@ -28,7 +28,7 @@ from helpers import REPO_ROOT, jelly_subprocess_env
 PACKAGE = REPO_ROOT / "jelly"
 COMPILED = ("_buffer", "_decoder", "_encoder", "_framing", "_lookup", "_ntformat", "_ntriples",
             "_sink", "_streaming", "_termdecoder", "_termencoder", "_terms", "_transcode",
-            "_jena", "_jena_thrift", "_jena_proto")
+            "_jena", "_jena_thrift", "_jena_proto", "_patchops")
 PUBLIC_PY = ("__init__", "options", "errors", "reader", "writer", "io", "formats", "convert",
              "inspect", "jena", "migrate", "transcode")
 #: Dunder methods that are part of a class's API (others come from object or Cython).
