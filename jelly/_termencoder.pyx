@@ -49,14 +49,17 @@ def _table_full_message(names):
             f"(deeply nested quoted triples?); use a larger table")
 
 
-cdef int _check_language(str lang) except -1:
+cdef int _check_language(const char* tag, Py_ssize_t n) except -1:
     # An RDF 1.2 directional language tag ("en--ltr", as the N-Triples parser keeps it): Jelly
-    # 1.1 has no field for the base direction, and writing the tag alone would lose it.
-    if "--" in lang:
-        raise JellyEncodeError(
-            f"the literal's language tag {lang!r} has a base direction (RDF 1.2 directional "
-            f"language-tagged string), which Jelly 1.1 cannot represent: RdfLiteral has no "
-            f"field for it")
+    # 1.1 has no field for the base direction, and writing the tag alone would lose it.  The
+    # scan runs over the tag's UTF-8 bytes, which the row needs anyway: a few instructions.
+    cdef Py_ssize_t i
+    for i in range(1, n):
+        if tag[i] == b'-' and tag[i - 1] == b'-':
+            raise JellyEncodeError(
+                f"the literal's language tag {tag[:n].decode('utf-8', 'replace')!r} has a base "
+                f"direction (RDF 1.2 directional language-tagged string), which Jelly 1.1 cannot "
+                f"represent: RdfLiteral has no field for it")
     return 0
 
 
@@ -276,10 +279,8 @@ cdef class TermEncoder:
             pl.datatype = dt
             utf8_of(lit.lex, &pl.s1, &pl.n1)
             if lit.language is not None:
-                if lit.language is not self.checked_lang:
-                    _check_language(<str>lit.language)
-                    self.checked_lang = lit.language
                 utf8_of(<str>lit.language, &pl.s2, &pl.n2)
+                _check_language(pl.s2, pl.n2)
             else:
                 pl.s2 = NULL
             return 0
