@@ -362,11 +362,18 @@ cdef class TermDecoder(WireReader):
     cdef int statement(self, int mtype, const unsigned char* p, const unsigned char* end,
                        int n, bint has_graph, object graph) except -1:
         """Decode an RdfTriple (n=3) or RdfQuad (n=4) message into the sink; a triple with
-        ``has_graph`` goes to the sink as a quad in ``graph``.  Returns 1 for a statement in a
-        named graph, else 0."""
+        ``has_graph`` goes to the sink as a quad in ``graph``.  An RdfQuad read as a triple
+        (n=3: Jelly-Patch streams of statement type TRIPLES) must not have a graph term.
+        Returns 1 for a statement in a named graph, else 0."""
         cdef Slot slots[4]
         cdef object s, pr, o
-        self.scan(mtype, p, end, slots, n, 1)
+        if mtype == M_QUAD and n == 3:
+            self.scan(mtype, p, end, slots, 4, 1)
+            if slots[3].field:
+                self.fail(p, "statement with a graph term in a stream of triples (statement "
+                             "type TRIPLES)")
+        else:
+            self.scan(mtype, p, end, slots, n, 1)
         s = self.position(&slots[0], 0, p)
         pr = self.position(&slots[1], 1, p)
         o = self.position(&slots[2], 2, p)
