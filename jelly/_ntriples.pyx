@@ -37,7 +37,7 @@ import re
 
 from .errors import RdfSyntaxError
 
-__all__ = ["parse_nquads", "MESSAGE", "TermParser", "UntilMessage", "SYNTAXES"]
+__all__ = ["parse_nquads", "MESSAGE", "TermParser", "TermScanner", "UntilMessage", "SYNTAXES"]
 
 #: The values of ``syntax=`` besides ``None``.
 SYNTAXES = ("rdf12", "rdf-star")
@@ -816,6 +816,36 @@ cdef class TermParser:
         if p.p != p.end:
             p._fail("unexpected text after the term", p.p)
         return term
+
+
+@cython.final
+cdef class TermScanner:
+    """Terms at a position of another line-based format's buffer (RDF Patch text): the same
+    scanners, caches and errors as :func:`parse_nquads`; used from Cython (``_ntriples.pxd``).
+    ``syntax`` as for :func:`parse_nquads`."""
+
+    def __init__(self, syntax=None):
+        self.parser = _Parser(False, False, _syntax_code(syntax))
+
+    cdef object scan(self, const unsigned char* p, const unsigned char* end,
+                     const unsigned char* line_start, Py_ssize_t line, int role,
+                     const unsigned char** after):
+        cdef _Parser ps = <_Parser>self.parser
+        ps.p = p
+        ps.end = end
+        ps.line_start = line_start
+        ps.line = line
+        term = ps._graph() if role == 3 else ps._term(0, role)
+        after[0] = ps.p
+        return term
+
+    cdef int fail(self, str msg, const unsigned char* at, const unsigned char* end,
+                  const unsigned char* line_start, Py_ssize_t line) except -1:
+        cdef _Parser ps = <_Parser>self.parser
+        ps.end = end
+        ps.line_start = line_start
+        ps.line = line
+        return ps._fail(msg, at)
 
 
 @cython.final
