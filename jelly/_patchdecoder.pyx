@@ -423,15 +423,15 @@ cdef class PatchDecoder(TermDecoder):
                 p = p + v
             else:
                 p = self.skip(q, end, tag)
+        if graph.field and self.statement_type == ST_TRIPLES:
+            self.fail(start, "namespace row with a graph term in a stream of triples "
+                             "(statement type TRIPLES)")
         # The value IRI is decoded before the graph (the order of the IRI deltas).
         if value.field:
             iri = self.slot_term(&value, K_IRI, M_NAMESPACE, 0)
         elif add:
             self.fail(start, "namespace_add row without an IRI value")
         if graph.field:
-            if self.statement_type == ST_TRIPLES:
-                self.fail(start, "namespace row with a graph term in a stream of triples "
-                                 "(statement type TRIPLES)")
             kind = graph_kind(graph.field - 2)
             if self.strict and not self.generalized and kind == K_LITERAL:
                 self.fail(start, "literal graph name in a stream whose options do not enable "
@@ -574,7 +574,8 @@ cdef class PatchDecoder(TermDecoder):
     def finish(self):
         """The stream has ended: returns the operations that this ends (``[END_OF_PATCH]`` for
         a FLAT stream that holds operations, else ``[]``); raises if a PUNCTUATED stream has
-        operations after its last punctuation row (a patch without its end)."""
+        operations after its last punctuation row (a patch without its end), at the end of the
+        last frame."""
         if self.failed is not None:
             raise self.failed
         if self.open_ops == 0 or self.stream_type == PS_FRAME:
@@ -583,12 +584,12 @@ cdef class PatchDecoder(TermDecoder):
             exc = JellyDecodeError(
                 f"the stream ends inside a patch: {self.open_ops} operation(s) after the last "
                 f"punctuation row (each patch of a PUNCTUATED stream ends with one)",
-                offset=self.stream_end, frame=self.frame_index)
+                offset=self.stream_end, frame=self.frame_index - 1)
             self.failed = exc
             raise exc
         if self.strict and self.in_tx:
             exc = JellyDecodeError("the patch ends inside a transaction (no commit or abort)",
-                                   offset=self.stream_end, frame=self.frame_index)
+                                   offset=self.stream_end, frame=self.frame_index - 1)
             self.failed = exc
             raise exc
         self.open_ops = 0
