@@ -329,6 +329,9 @@ def add_commands(subparsers: Any) -> None:
     """``jelly patch convert | inspect | validate | apply | diff``."""
     patch_names = ", ".join(formats.names(formats.PATCH))
     rdf_names = ", ".join(formats.names(formats.RDF))
+    from_help = (f"format of the patch ({patch_names}; default: by its extension, for stdin "
+                 f"by its first bytes)")
+    to_help = f"format of the patch ({patch_names}; default: by its extension, stdout: rdfp)"
     top = subparsers.add_parser(
         "patch", help="RDF Patch: convert text and Jelly-Patch, inspect, validate, apply, diff",
         description="RDF Patch (change sets of RDF datasets) as text (.rdfp) and as Jelly-Patch "
@@ -340,10 +343,10 @@ def add_commands(subparsers: Any) -> None:
                        description="Convert a patch between RDF Patch text and Jelly-Patch (or "
                                    "re-encode either).  Jelly-Patch to Jelly-Patch keeps the "
                                    "input's options unless options are given.")
-    p.add_argument("input")
-    p.add_argument("output")
-    p.add_argument("--from", dest="from_format", metavar="FORMAT", help=f"({patch_names})")
-    p.add_argument("--to", dest="to_format", metavar="FORMAT", help=f"({patch_names})")
+    p.add_argument("input", help="the patch ('-': stdin)")
+    p.add_argument("output", help="the converted patch ('-': stdout)")
+    p.add_argument("--from", dest="from_format", metavar="FORMAT", help=from_help)
+    p.add_argument("--to", dest="to_format", metavar="FORMAT", help=to_help)
     p.add_argument("-v", "--verbose", action="store_true", help="print counts on stderr")
     _syntax_option(p)
     _add_writer_options(p)
@@ -353,8 +356,8 @@ def add_commands(subparsers: Any) -> None:
                        description="Show a patch's options and its operations per kind per "
                                    "frame (Jelly-Patch; with its lookup rows) or per patch "
                                    "(text).")
-    p.add_argument("file")
-    p.add_argument("--from", dest="from_format", metavar="FORMAT", help=f"({patch_names})")
+    p.add_argument("file", help="the patch ('-': stdin)")
+    p.add_argument("--from", dest="from_format", metavar="FORMAT", help=from_help)
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--summary", action="store_true", help="totals only")
     _syntax_option(p)
@@ -366,8 +369,8 @@ def add_commands(subparsers: Any) -> None:
                                    "headers come before a patch's other operations, and a "
                                    "Jelly-Patch stream keeps its stream and statement types' "
                                    "rules and its options.")
-    p.add_argument("file")
-    p.add_argument("--from", dest="from_format", metavar="FORMAT", help=f"({patch_names})")
+    p.add_argument("file", help="the patch ('-': stdin)")
+    p.add_argument("--from", dest="from_format", metavar="FORMAT", help=from_help)
     p.add_argument("-q", "--quiet", action="store_true")
     _syntax_option(p)
     p.set_defaults(func=cmd_validate)
@@ -385,7 +388,7 @@ def add_commands(subparsers: Any) -> None:
                    help="format of the dataset (default: by its extension)")
     p.add_argument("--to", dest="to_format", metavar="FORMAT",
                    help="format of the output (default: by its extension)")
-    p.add_argument("--patch-format", metavar="FORMAT", help=f"({patch_names})")
+    p.add_argument("--patch-format", metavar="FORMAT", help=from_help)
     p.add_argument("--base", metavar="IRI", help="base IRI of relative IRIs in the dataset")
     p.add_argument("-v", "--verbose", action="store_true", help="print counts on stderr")
     _syntax_option(p)
@@ -396,12 +399,12 @@ def add_commands(subparsers: Any) -> None:
                                    "read whole into memory): namespaces and statements deleted, "
                                    "then added, in one transaction.  Blank nodes are compared "
                                    "by label.")
-    p.add_argument("first", metavar="A", help=f"({rdf_names})")
-    p.add_argument("second", metavar="B")
+    p.add_argument("first", metavar="A", help=f"the dataset to start from ({rdf_names})")
+    p.add_argument("second", metavar="B", help="the dataset to reach")
     p.add_argument("output", help=f"the patch ({patch_names}; '-': RDF Patch text)")
     p.add_argument("--from", dest="from_format", metavar="FORMAT",
                    help="format of A and B (default: by their extensions)")
-    p.add_argument("--to", dest="to_format", metavar="FORMAT", help=f"({patch_names})")
+    p.add_argument("--to", dest="to_format", metavar="FORMAT", help=to_help)
     p.add_argument("--no-transaction", action="store_true",
                    help="no TX ... TC around the changes")
     p.add_argument("--base", metavar="IRI", help="base IRI of relative IRIs in A and B")
