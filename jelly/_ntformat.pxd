@@ -5,3 +5,5 @@
 cdef str _term_nt(object t, int depth, bint rdf12=*, int role=*)
 # A string as an N-Triples string literal "..." (escaped).
 cdef str _lex_nt(str lex)
+# syntax= of the writers: True for "rdf12" (triple terms), False for None / "rdf-star".
+cdef bint _rdf12(object syntax) except -1

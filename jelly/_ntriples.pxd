@@ -14,5 +14,3 @@ cdef class TermScanner:
     cdef int fail(self, str msg, const unsigned char* at, const unsigned char* end,
                   const unsigned char* line_start, Py_ssize_t line) except -1
 
-
-cdef Py_ssize_t _split_point(bytearray buf, Py_ssize_t lo)

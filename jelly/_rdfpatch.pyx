@@ -27,8 +27,9 @@ from libc.stdint cimport uint32_t
 
 from jelly._terms cimport IRI, BlankNode, Literal, Triple, DefaultGraph, make_iri, make_literal
 from jelly._ntchars cimport utf8_seq, pn_chars_base, pn_chars_rest, is_absolute_iri, describe
-from jelly._ntriples cimport TermScanner, _split_point
-from jelly._ntformat cimport _term_nt, _lex_nt
+from jelly._ntriples cimport TermScanner
+from jelly._ntformat cimport _term_nt, _lex_nt, _rdf12
+from jelly._ntformat import NQuadsWriter
 from jelly._patchops cimport (PatchOp, Add, Delete, PrefixAdd, PrefixDelete, Header,
                               make_add, make_delete, make_prefix_add, make_prefix_delete,
                               make_header, tx_start, tx_commit, tx_abort, end_of_patch,
@@ -37,6 +38,7 @@ from jelly._patchops cimport (PatchOp, Add, Delete, PrefixAdd, PrefixDelete, Hea
 
 import io
 
+from ._ntriples import _line_blocks
 from .errors import RdfSyntaxError
 
 __all__ = ["parse_rdfpatch", "format_op", "TextPatchWriter"]
@@ -44,7 +46,6 @@ __all__ = ["parse_rdfpatch", "format_op", "TextPatchWriter"]
 cdef enum:
     _DEFAULT_CHUNK = 1 << 20
     _BATCH = 128               # operations per resumption of the generator
-    _WRITE_BUFFER = 1 << 16
 
 cdef str _XSD = "http://www.w3.org/2001/XMLSchema#"
 cdef IRI _XSD_INTEGER = make_iri(_XSD + "integer")
@@ -423,34 +424,16 @@ cdef class _RowParser:
 
 
 def _parse_chunks(read, _RowParser parser, Py_ssize_t chunk_size):
-    cdef bytearray pending = bytearray()
-    cdef Py_ssize_t cut, before
-    cdef bint eof = False, done
+    cdef bint done
     cdef list out
-    while not eof:
-        chunk = read(chunk_size)
-        if not chunk:
-            eof = True
-            cut = len(pending)            # the last line may lack a line end
-        else:
-            if not isinstance(chunk, (bytes, bytearray)):
-                if isinstance(chunk, memoryview):
-                    chunk = chunk.tobytes()
-                else:
-                    raise TypeError(f"RDF Patch text is read from a binary stream; read() "
-                                    f"returned {type(chunk).__name__}")
-            before = len(pending)
-            pending += chunk
-            cut = _split_point(pending, before - 1)
-        if cut:
-            parser.begin(pending, cut)
-            done = False
-            while not done:
-                out, err, done = parser.step(_BATCH)
-                yield from out
-                if err is not None:
-                    raise err
-            del pending[:cut]
+    for pending, cut in _line_blocks(read, chunk_size, "the RDF Patch text reader"):
+        parser.begin(pending, cut)
+        done = False
+        while not done:
+            out, err, done = parser.step(_BATCH)
+            yield from out
+            if err is not None:
+                raise err
     if parser.open_ops:
         yield end_of_patch()              # the end of the input ends the last patch
 
@@ -512,6 +495,11 @@ cdef str _iri_nt(object iri):
     return _term_nt(iri, 0, False, 2)
 
 
+cdef str _statement_row(str code, object s, object p, object o, object g, bint rdf12):
+    return (f"{code} {_term_nt(s, 0, rdf12, 0)} {_term_nt(p, 0, rdf12, 1)} "
+            f"{_term_nt(o, 0, rdf12, 2)}{_graph_nt(g, rdf12)} .")
+
+
 cdef str _format(PatchOp op, bint rdf12):
     cdef int kind = op.kind
     cdef Add a
@@ -519,12 +507,10 @@ cdef str _format(PatchOp op, bint rdf12):
     cdef Header h
     if kind == OP_ADD:
         a = <Add>op
-        return (f"A {_term_nt(a.s, 0, rdf12, 0)} {_term_nt(a.p, 0, rdf12, 1)} "
-                f"{_term_nt(a.o, 0, rdf12, 2)}{_graph_nt(a.g, rdf12)} .")
+        return _statement_row("A", a.s, a.p, a.o, a.g, rdf12)
     if kind == OP_DELETE:
         d = <Delete>op
-        return (f"D {_term_nt(d.s, 0, rdf12, 0)} {_term_nt(d.p, 0, rdf12, 1)} "
-                f"{_term_nt(d.o, 0, rdf12, 2)}{_graph_nt(d.g, rdf12)} .")
+        return _statement_row("D", d.s, d.p, d.o, d.g, rdf12)
     if kind == OP_PREFIX_ADD:
         return (f"PA {_lex_nt((<PrefixAdd>op).prefix)} {_iri_nt((<PrefixAdd>op).iri)}"
                 f"{_graph_nt((<PrefixAdd>op).graph, rdf12)} .")
@@ -545,14 +531,6 @@ cdef str _format(PatchOp op, bint rdf12):
     return "SEG ."
 
 
-cdef bint _rdf12(object syntax) except -1:
-    if syntax is None or syntax == "rdf-star":
-        return False
-    if syntax == "rdf12":
-        return True
-    raise ValueError(f"unknown syntax {syntax!r}; choose None, 'rdf12' or 'rdf-star'")
-
-
 def format_op(op, syntax=None):
     """One operation as a row of RDF Patch text, without the line end (``END_OF_PATCH`` is
     ``SEG .``).  ``syntax="rdf12"`` writes quoted triples as RDF 1.2 triple terms."""
@@ -563,17 +541,15 @@ def format_op(op, syntax=None):
 
 @cython.final
 cdef class TextPatchWriter:
-    """Writes operations as RDF Patch text to a binary stream, buffering about 64 KiB.
+    """Writes operations as RDF Patch text to a binary stream, buffering about 64 KiB (in the
+    N-Quads writer, ``_ntformat.NQuadsWriter``).
 
     ``END_OF_PATCH`` is written as ``SEG .``, except a last one right after an operation: the
     end of the text ends that patch (what the reader gives back).  ``close()`` flushes but
     leaves the underlying stream open.
     """
 
-    cdef object _stream
-    cdef object _write
-    cdef list _parts
-    cdef Py_ssize_t _size
+    cdef object _out
     cdef bint _rdf12
     cdef bint _pending_end         # an END_OF_PATCH not written yet
     cdef bint _end_follows_op      # ... right after an operation (a patch of its own)
@@ -582,23 +558,21 @@ cdef class TextPatchWriter:
 
     def __init__(self, stream, *, syntax=None):
         self._rdf12 = _rdf12(syntax)
-        self._stream = stream
-        self._write = stream.write
-        self._parts = []
+        self._out = NQuadsWriter(stream)
 
     def write(self, op):
         """Buffer one operation."""
         if not isinstance(op, PatchOp):
             raise TypeError(f"not a patch operation: {op!r}")
         if self._pending_end:
-            self._row("SEG .")
+            self._out.write_lines(["SEG .\n"])
             self._pending_end = False
         if (<PatchOp>op).kind == OP_END_OF_PATCH:
             self._pending_end = True
             self._end_follows_op = self._last_was_op
             self._last_was_op = False
         else:
-            self._row(_format(<PatchOp>op, self._rdf12))
+            self._out.write_lines([_format(<PatchOp>op, self._rdf12) + "\n"])
             self._last_was_op = True
         self.operations_written += 1
 
@@ -607,32 +581,13 @@ cdef class TextPatchWriter:
         for op in ops:
             self.write(op)
 
-    cdef int _row(self, str row) except -1:
-        self._parts.append(row)
-        self._parts.append("\n")
-        self._size += PyUnicode_GET_LENGTH(row) + 1
-        if self._size >= _WRITE_BUFFER:
-            self._drain()
-        return 0
-
-    cdef int _drain(self) except -1:
-        cdef list parts = self._parts
-        if parts:
-            self._parts = []
-            self._size = 0
-            self._write("".join(parts).encode("utf-8"))
-        return 0
-
     def flush(self):
         """Write out the buffer and flush the underlying stream (if it can be flushed)."""
-        self._drain()
-        flush = getattr(self._stream, "flush", None)
-        if flush is not None:
-            flush()
+        self._out.flush()
 
     def close(self):
         """Write a pending ``SEG .`` that ends an empty last patch, and flush."""
         if self._pending_end and not self._end_follows_op:
-            self._row("SEG .")
+            self._out.write_lines(["SEG .\n"])
         self._pending_end = False
-        self.flush()
+        self._out.flush()

@@ -325,6 +325,12 @@ def _syntax_option(p: argparse.ArgumentParser) -> None:
                         "(<< s p o >>); default: read both, write RDF-star")
 
 
+def _patch_file(p: argparse.ArgumentParser, from_help: str) -> None:
+    p.add_argument("file", help="the patch ('-': stdin)")
+    p.add_argument("--from", dest="from_format", metavar="FORMAT", help=from_help)
+    _syntax_option(p)
+
+
 def add_commands(subparsers: Any) -> None:
     """``jelly patch convert | inspect | validate | apply | diff``."""
     patch_names = ", ".join(formats.names(formats.PATCH))
@@ -356,11 +362,9 @@ def add_commands(subparsers: Any) -> None:
                        description="Show a patch's options and its operations per kind per "
                                    "frame (Jelly-Patch; with its lookup rows) or per patch "
                                    "(text).")
-    p.add_argument("file", help="the patch ('-': stdin)")
-    p.add_argument("--from", dest="from_format", metavar="FORMAT", help=from_help)
+    _patch_file(p, from_help)
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--summary", action="store_true", help="totals only")
-    _syntax_option(p)
     p.set_defaults(func=cmd_inspect)
 
     p = sub.add_parser("validate", help="check a patch strictly; exit status 0 or 1",
@@ -369,10 +373,8 @@ def add_commands(subparsers: Any) -> None:
                                    "headers come before a patch's other operations, and a "
                                    "Jelly-Patch stream keeps its stream and statement types' "
                                    "rules and its options.")
-    p.add_argument("file", help="the patch ('-': stdin)")
-    p.add_argument("--from", dest="from_format", metavar="FORMAT", help=from_help)
+    _patch_file(p, from_help)
     p.add_argument("-q", "--quiet", action="store_true")
-    _syntax_option(p)
     p.set_defaults(func=cmd_validate)
 
     p = sub.add_parser("apply", help="apply a patch to a dataset",
