@@ -25,7 +25,7 @@ cdef extern from "Python.h":
 
 from ._wire cimport read_varint, WT_VARINT, WT_LEN, K_IRI, K_LITERAL
 from ._buffer cimport Slot, F_UNKNOWN, F_VARINT, F_STRING, F_MSG
-from ._termdecoder cimport (TermDecoder, M_IRI, M_LITERAL, M_TRIPLE, M_QUAD, M_EMPTY, M_ENTRY,
+from ._termdecoder cimport (TermDecoder, M_IRI, M_TRIPLE, M_QUAD, M_EMPTY, M_ENTRY,
                             M_FIRST_OWN, ENTRY_NAME, ENTRY_PREFIX, ENTRY_DATATYPE, spo_kind,
                             graph_kind)
 from ._sink cimport StatementSink, term_factory

@@ -10,7 +10,6 @@ frame when it leaves, so ``rdf_star`` can be settled from the data of that frame
 """
 
 cimport cython
-from libc.stdint cimport uint64_t
 from libc.string cimport memcpy
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 
