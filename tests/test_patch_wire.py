@@ -26,41 +26,31 @@ import jelly
 from jelly import patch
 from oracle import jelly_patch as rp, wire
 from patch_neutral import op_from_jelly
-from test_wire_differential import (BNODES, DATATYPES, IRI_PARTS, LANGS, LEX, NAME_PARTS,
-                                    Variant, delimit, mutate, pb_to_model, plain_emitter)
+from test_wire_differential import (StreamGen, Variant, delimit, mutate, pb_to_model,
+                                    plain_emitter)
 
 PP = rp.load_pb2()
 ALL_LIBERTIES = dict(reorder=True, unknown=True, split=True, oneof_decoy=True,
                      scalar_decoy=True, pad=True, wide=True, bools=True)
 
 
-class PatchStreamGen:
+class PatchStreamGen(StreamGen):
     """A random Jelly-Patch stream as a list of ``RdfPatchFrame`` objects (upb's classes).
 
-    It mirrors the decoding state (tables, IRI deltas, repeated terms, transactions) so that
-    it uses 0-ids and repeated terms correctly most of the time; with ``chaos`` > 0 it makes
-    deliberate mistakes with that probability per decision."""
+    The Jelly-RDF generator's lookup entries, IRIs, literals and terms (it mirrors the decoding
+    state, so it uses 0-ids and repeated terms correctly most of the time), with the patch rows,
+    transactions and punctuation; with ``chaos`` > 0 it makes deliberate mistakes with that
+    probability per decision."""
+
+    pb = PP
+    row_type = "RdfPatchRow"
 
     def __init__(self, rng: random.Random, chaos: float = 0.0):
-        r = self.r = rng
-        self.chaos = chaos
-        self.statement_type = r.choice([1, 2])
-        self.stream_type = r.choice([1, 2, 3])
-        self.generalized = r.random() < 0.3
-        self.star = r.random() < 0.5
-        self.name_size = r.choice([8, 9, 16, 64, 4096])
-        self.prefix_size = r.choice([0, 0, 1, 2, 8, 1024])
-        self.dt_size = r.choice([0, 1, 2, 8, 256])
-        self.tables = {"name": {}, "prefix": {}, "datatype": {}}
-        self.last_entry = {"name": 0, "prefix": 0, "datatype": 0}
-        self.last_prefix_id = 0
-        self.last_name_id = 0
-        self.prev = set()
+        super().__init__(rng, chaos)
+        self.statement_type = rng.choice([1, 2])
+        self.stream_type = rng.choice([1, 2, 3])
         self.in_tx = False
         self.options_row = None
-
-    def oops(self):
-        return self.chaos and self.r.random() < self.chaos
 
     def options(self):
         o = PP.RdfPatchOptions(
@@ -77,105 +67,9 @@ class PatchStreamGen:
             setattr(o, field, self.r.choice(values))
         return PP.RdfPatchRow(options=o)
 
-    def entry(self, kind):
-        size = {"name": self.name_size, "prefix": self.prefix_size,
-                "datatype": self.dt_size}[kind]
-        values = {"name": NAME_PARTS, "prefix": IRI_PARTS, "datatype": DATATYPES}[kind]
-        nxt = self.last_entry[kind] + 1
-        if self.oops():
-            eid = self.r.choice([0, size + 1, nxt])
-        elif nxt <= size and self.r.random() < 0.7:
-            eid = nxt
-        else:
-            eid = self.r.randint(1, max(1, min(size, 12)))
-        explicit = eid != nxt or self.r.random() < 0.3
-        value = self.r.choice(values)
-        resolved = eid if explicit else nxt
-        if 1 <= resolved <= size:
-            self.tables[kind][resolved] = value
-            self.last_entry[kind] = resolved
-        cls = {"name": PP.RdfNameEntry, "prefix": PP.RdfPrefixEntry,
-               "datatype": PP.RdfDatatypeEntry}[kind]
-        return PP.RdfPatchRow(**{kind: cls(id=eid if explicit else 0, value=value)})
-
-    def iri(self):
-        r = self.r
-        m = PP.RdfIri()
-        prefixes, names = self.tables["prefix"], self.tables["name"]
-        if prefixes and r.random() < 0.8:
-            pid = r.choice(sorted(prefixes))
-            if pid != self.last_prefix_id or r.random() < 0.3:
-                m.prefix_id = pid
-            self.last_prefix_id = pid
-        if self.oops():
-            m.prefix_id = r.choice([1, 2, self.prefix_size + 1])
-            self.last_prefix_id = m.prefix_id
-        if not names or self.oops():
-            nid = m.name_id = r.choice([1, 2, self.name_size + 1])
-        else:
-            nxt = self.last_name_id + 1
-            if nxt in names and r.random() < 0.5:
-                nid = nxt
-                if r.random() < 0.3:
-                    m.name_id = nid
-            else:
-                nid = r.choice(sorted(names))
-                if nid != nxt or r.random() < 0.5:
-                    m.name_id = nid
-        self.last_name_id = nid
-        return m
-
-    def literal(self):
-        r = self.r
-        m = PP.RdfLiteral(lex=r.choice(LEX))
-        c = r.random()
-        if c < 0.3:
-            m.langtag = r.choice(LANGS)
-        elif c < 0.6 and (self.tables["datatype"] or self.oops()):
-            dts = self.tables["datatype"]
-            m.datatype = r.choice(sorted(dts)) if dts and not self.oops() \
-                else r.choice([0, 1, self.dt_size + 1])
-        return m
-
-    def set_term(self, msg, pos, depth, prefix=None):
-        """Set the oneof of position ``pos`` ('s', 'p', 'o', 'g', or 'h' for a header value)
-        of msg; ``prefix`` is the field name prefix (default: pos)."""
-        r = self.r
-        gen = self.generalized or self.oops()
-        star = (self.star or self.oops()) and depth < 4
-        kinds = {"g": ["iri", "bnode", "default"] + (["literal"] if gen else []),
-                 "s": ["iri", "bnode"] + (["literal"] if gen else []) +
-                      (["triple"] if star else []),
-                 "p": ["iri", "iri"] + (["bnode", "literal"] if gen else []),
-                 "o": ["iri", "bnode", "literal"] + (["triple"] if star else []),
-                 "h": ["iri", "bnode", "literal"] + (["triple"] if star else [])}[pos]
-        kind = r.choice(kinds)
-        prefix = prefix or pos
-        if kind == "default":
-            getattr(msg, f"{prefix}_default_graph").SetInParent()
-        elif kind == "iri":
-            getattr(msg, f"{prefix}_iri").CopyFrom(self.iri())
-        elif kind == "bnode":
-            setattr(msg, f"{prefix}_bnode", r.choice(BNODES))
-        elif kind == "literal":
-            getattr(msg, f"{prefix}_literal").CopyFrom(self.literal())
-        else:
-            t = PP.RdfTriple()
-            for p in "spo":
-                if not self.oops():               # else a repeated term in a quoted triple
-                    self.set_term(t, p, depth + 1)
-            getattr(msg, f"{prefix}_triple_term").CopyFrom(t)
-
-    def statement(self):
-        m = PP.RdfQuad()
-        positions = "spog" if self.statement_type == 2 or self.oops() else "spo"
-        for pos in positions:
-            if pos in self.prev and self.r.random() < 0.35:
-                continue
-            if pos not in self.prev and self.oops():
-                continue
-            self.set_term(m, pos, 0)
-            self.prev.add(pos)
+    def patch_statement(self):
+        m = self.statement(PP.RdfQuad,
+                           "spog" if self.statement_type == 2 or self.oops() else "spo")
         return PP.RdfPatchRow(**{self.r.choice(["statement_add", "statement_delete"]): m})
 
     def namespace(self):
@@ -186,7 +80,7 @@ class PatchStreamGen:
             ns.value.CopyFrom(self.iri())
         quads = self.statement_type == 2
         if (quads and ("g" not in self.prev or r.random() < 0.6)) or self.oops():
-            self.set_term(ns, "g", 0, "g")
+            self.set_term(ns, "g", 0)
             self.prev.add("g")
         return PP.RdfPatchRow(**{"namespace_add" if add else "namespace_delete": ns})
 
@@ -240,7 +134,7 @@ class PatchStreamGen:
             elif c < 0.49:
                 rows.append(PP.RdfPatchRow(options=self.options_row.options))
             else:
-                rows.append(self.statement())
+                rows.append(self.patch_statement())
         if (self.stream_type == 1 or last) and self.in_tx and not self.oops():
             rows.append(self.transaction())
         if last and self.stream_type == 3 and not self.oops():
