@@ -13,4 +13,3 @@ cdef class TermScanner:
     # RdfSyntaxError "msg at column N" (the column of `at` in the line) at line `line`.
     cdef int fail(self, str msg, const unsigned char* at, const unsigned char* end,
                   const unsigned char* line_start, Py_ssize_t line) except -1
-

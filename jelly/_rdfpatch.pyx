@@ -25,7 +25,7 @@ from cpython.list cimport PyList_GET_SIZE
 from cpython.unicode cimport PyUnicode_DecodeUTF8, PyUnicode_GET_LENGTH
 from libc.stdint cimport uint32_t
 
-from jelly._terms cimport IRI, BlankNode, Literal, Triple, DefaultGraph, make_iri, make_literal
+from jelly._terms cimport IRI, Literal, Triple, DefaultGraph, make_iri, make_literal
 from jelly._ntchars cimport utf8_seq, pn_chars_base, pn_chars_rest, is_absolute_iri, describe
 from jelly._ntriples cimport TermScanner
 from jelly._ntformat cimport _term_nt, _lex_nt, _rdf12

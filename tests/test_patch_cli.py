@@ -186,7 +186,8 @@ def test_convert_bad_inputs(tmp_path):
     fails("patch", "convert", tmp_path / "missing.rdfp", tmp_path / "o.rdfp", match="cannot open")
     fails("patch", "convert", bad, "-", "--to", "turtle", match="unknown output format")
     rdf = tmp_path / "data.jelly"
-    jelly.serialize([(jelly.IRI("http://ex/s"), jelly.IRI("http://ex/p"), jelly.IRI("http://ex/o"))],
+    jelly.serialize([(jelly.IRI("http://ex/s"), jelly.IRI("http://ex/p"),
+                      jelly.IRI("http://ex/o"))],
                     rdf)
     fails("patch", "convert", rdf, "-", match="Jelly-RDF")
     junk = tmp_path / "junk.jellyp"
@@ -341,7 +342,8 @@ def test_apply_transactions_and_formats(tmp_path):
 
 def test_apply_prefixes_to_a_jelly_dataset(tmp_path):
     data = tmp_path / "a.jelly"
-    jelly.serialize([(jelly.IRI("http://ex/s"), jelly.IRI("http://ex/p"), jelly.IRI("http://ex/o"))],
+    jelly.serialize([(jelly.IRI("http://ex/s"), jelly.IRI("http://ex/p"),
+                      jelly.IRI("http://ex/o"))],
                     data, namespaces={"old": "http://old/", "ex": "http://ex/"})
     patch = tmp_path / "p.rdfp"
     patch.write_bytes(b'PD "old" .\nPA "new" <http://new/> .\nPA "ex" <http://ex2/> .\n')

@@ -205,8 +205,10 @@ def test_end_of_patch_is_written_so_that_it_reads_back(ops, text, back):
     ("TX x", 1, 4, "expected '.'"),
     ("A <s> <http://example/p> <http://example/o> .", 1, 3, "relative IRI"),
     ('A <http://example/s> <http://example/p> "x .', 1, 41, "unterminated"),
-    ("A <http://example/s> <http://example/p> <<( <http://a> <http://b> .", 1, 67, "missing object"),
-    ("A <http://example/s> <http://example/p> <<( <http://a> <http://b> <http://c> .", 1, 78, ")>>"),
+    ("A <http://example/s> <http://example/p> <<( <http://a> <http://b> .", 1, 67,
+     "missing object"),
+    ("A <http://example/s> <http://example/p> <<( <http://a> <http://b> <http://c> .", 1, 78,
+     ")>>"),
     ("A <http://example/s> <http://example/p> <http://example/o> << <http://a> <http://b> "
      "<http://c> >> .", 1, 60, "graph label"),
     ("H 1x <http://a> .", 1, 3, "header key"),
@@ -397,7 +399,8 @@ def test_the_quads_example_in_detail():
                        Header("number", Literal("12", datatype=XSD + "integer")),
                        Header("label-pl", Literal("chrząszcz", language="pl"))]
     assert ops[6:12] == [PrefixAdd("rdf", rdfs, g1), PrefixAdd("rdf", rdfs),
-                         PrefixAdd("", IRI("http://example.org#"), g1), PrefixDelete("rdf", None, g1),
+                         PrefixAdd("", IRI("http://example.org#"), g1),
+                         PrefixDelete("rdf", None, g1),
                          PrefixDelete("rdf"), PrefixDelete("", None, g1)]
     assert ops[-2:] == [TX_ABORT, END_OF_PATCH]
 

@@ -276,7 +276,8 @@ class ChangeRecorder:
             raise TypeError("sink must have a write(op) method or be callable")
         self.dataset = isinstance(graph, ConjunctiveGraph)
         self._store = graph.store
-        self._saved: dict[str, Any] = {}
+        self._saved: dict[str, Any] = {}         # instance attributes the wrappers replace
+        self._originals: dict[str, Any] = {}     # the methods the wrappers call
         self._recording = False
         self._paused = False
         self._open = False                  # a TX was written and not yet ended
@@ -306,6 +307,7 @@ class ChangeRecorder:
             raise JellyError("this recorder is already recording")
         store = self._store
         self.graph.namespace_manager    # rdflib binds its default prefixes on first use: now
+        self._originals = {name: getattr(store, name) for name in _WRAPPED}
         try:
             for name in _WRAPPED:
                 if name in vars(store):
@@ -315,8 +317,6 @@ class ChangeRecorder:
             self._restore()
             raise JellyError(f"cannot record the changes of a {type(store).__name__} store "
                              f"(its methods cannot be wrapped)") from None
-        self._originals = {name: self._saved.get(name) or getattr(type(store), name).__get__(store)
-                           for name in _WRAPPED}
         self._recording = True
         return self
 
