@@ -16,14 +16,8 @@ failed.
 
 cimport cython
 from libc.stdint cimport uint64_t, uint32_t, int32_t
-from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_SIMPLE
-from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
 
-cdef extern from "Python.h":
-    int PyGC_Enable()
-    int PyGC_Disable()
-
-from ._wire cimport read_varint, WT_VARINT, WT_LEN, K_IRI, K_LITERAL
+from ._wire cimport WT_VARINT, WT_LEN, K_IRI, K_LITERAL
 from ._buffer cimport Slot, F_UNKNOWN, F_VARINT, F_STRING, F_MSG
 from ._termdecoder cimport (TermDecoder, M_IRI, M_TRIPLE, M_QUAD, M_EMPTY, M_ENTRY,
                             M_FIRST_OWN, ENTRY_NAME, ENTRY_PREFIX, ENTRY_DATATYPE, spo_kind,
@@ -72,10 +66,6 @@ ROW_KINDS = ("options", "statement_add", "statement_delete", "namespace_add",
              "name", "prefix", "datatype", "header", "punctuation")
 cdef tuple _ROW_FIELDS = (1, 2, 3, 4, 5, 6, 7, 8, 11, 12, 13, 14, 15)
 cdef tuple _STREAM_NAMES = ("", "FRAME", "FLAT", "PUNCTUATED")
-
-
-cdef inline bint _row_field(int f) noexcept:
-    return 1 <= f <= 8 or 11 <= f <= 15
 
 
 @cython.final
@@ -164,12 +154,6 @@ cdef class PatchDecoder(TermDecoder):
     cdef bint in_tx
     cdef Py_ssize_t open_ops          # operations since the last end of a patch
     cdef Py_ssize_t stream_end        # offset of the end of the last frame fed
-    cdef Py_ssize_t counts[16]
-    # The frame being decoded: its buffer and where decoding stopped.
-    cdef Py_buffer view
-    cdef bint has_view
-    cdef const unsigned char* pos
-    cdef const unsigned char* stop
 
     def __init__(self, *, limits=None, terms="native", bint strict=False):
         tf = term_factory(terms)
@@ -177,18 +161,12 @@ cdef class PatchDecoder(TermDecoder):
                              terms=tf, strict=strict)
         self.ops = PatchSink()
         self.sink = self.ops
+        self.row_members = 0xF9FE          # fields 1-8 and 11-15
+        self.row_type = M_ROW
         self.options = None
         self.options_key = None
         self.failed = None
         self.frame_index = 0
-
-    def __dealloc__(self):
-        self.release()
-
-    cdef void release(self) noexcept:
-        if self.has_view:
-            PyBuffer_Release(&self.view)
-            self.has_view = False
 
     cdef int field_kind(self, int mtype, uint64_t field, int* sub) noexcept:
         if mtype == M_NAMESPACE:        # name, value, then the graph oneof of RdfQuad
@@ -290,50 +268,6 @@ cdef class PatchDecoder(TermDecoder):
         return 0
 
     # ------------------------------------------------------------------ rows
-
-    cdef int row(self, const unsigned char* p, const unsigned char* end) except -1:
-        cdef Slot row
-        cdef uint64_t tag, v
-        cdef const unsigned char* start = p
-        cdef const unsigned char* tagpos
-        cdef const unsigned char* q
-        cdef int f
-        cdef Py_ssize_t saved
-        cdef bytes merged
-        row.field = 0
-        # Fast path: the row is one length-delimited member of the oneof filling the row.
-        if p < end and (p[0] & 7) == WT_LEN and p[0] < 0x80:
-            f = p[0] >> 3
-            if _row_field(f):
-                q = read_varint(p + 1, end, &v)
-                if q != NULL and v == <uint64_t>(end - q):
-                    self.counts[f] += 1
-                    return self.row_content(f, q, end)
-        # The row is one oneof of message members: find the winner.
-        while p < end:
-            tagpos = p
-            q = self.tag(p, end, &tag)
-            f = <int>(tag >> 3) if (tag >> 3) < 64 else 0
-            if (tag & 7) == WT_LEN and _row_field(f):
-                p = self.length(q, end, &v)
-                self.record(&row, f, M_ROW, tagpos, p, v)
-                p = p + v
-            else:
-                p = self.skip(q, end, tag)
-        if row.field == 0:
-            self.fail(start, "patch row without content")
-        self.counts[row.field] += 1
-        if row.count > 1:
-            merged = self.merged(&row, M_ROW)
-            saved = self.scratch_begin(&row)
-            try:
-                p = <const unsigned char*>PyBytes_AS_STRING(merged)
-                self.row_content(row.field, p, p + PyBytes_GET_SIZE(merged))
-            finally:
-                self.scratch_end(saved)
-        else:
-            self.row_content(row.field, row.p, row.end)
-        return 0
 
     cdef int row_content(self, int f, const unsigned char* p, const unsigned char* end) except -1:
         if f == ROW_ADD or f == ROW_DELETE:
@@ -477,57 +411,11 @@ cdef class PatchDecoder(TermDecoder):
 
     # ------------------------------------------------------------------ frames
 
-    cdef int run(self, Py_ssize_t max_operations) except -1:
-        """Decode rows of the current frame until it ends or the sink holds max_operations
-        (-1: no limit)."""
-        cdef const unsigned char* p = self.pos
-        cdef const unsigned char* end = self.stop
-        cdef const unsigned char* q
-        cdef uint64_t tag, v
-        cdef int gc_was_enabled
-        # Many objects, no cycles: keep the collector out of the loop (as the RDF decoder).
-        gc_was_enabled = PyGC_Disable()
-        try:
-            while p < end:
-                q = self.tag(p, end, &tag)
-                if tag == 0x0A:
-                    p = self.length(q, end, &v)
-                    self.row(p, p + v)
-                    self.row_index += 1
-                    p = p + v
-                else:
-                    p = self.skip(q, end, tag)
-                if max_operations >= 0 and self.ops.pending >= max_operations:
-                    break
-        except Exception as exc:
-            self.release()
-            raise self.locate(exc)
-        except BaseException:
-            self.release()
-            raise
-        finally:
-            self.pos = p
-            if gc_was_enabled:
-                PyGC_Enable()
-        return 0
-
     def begin_frame(self, data, Py_ssize_t offset=0):
         """Start decoding one frame (the bytes of an ``RdfPatchFrame``, without a length
         prefix, in any buffer); ``offset`` is its position in the whole stream, for errors."""
-        if self.failed is not None:
-            raise self.failed
-        self.release()
-        PyObject_GetBuffer(data, &self.view, PyBUF_SIMPLE)
-        self.has_view = True
-        self.base = <const unsigned char*>self.view.buf
-        self.pos = self.base
-        self.stop = self.base + self.view.len
-        self.base_offset = offset
+        self.begin_view(data, offset)
         self.stream_end = offset + self.view.len
-        self.row_index = 0
-        for i in range(16):
-            self.counts[i] = 0
-        self.in_scratch = False
         self.ops.take(False)
         self.ops.total = 0
 
