@@ -198,6 +198,9 @@ def _inspect(src: _Input, per_frame: bool) -> dict[str, Any]:
                 totals[k] += row[k]
             if per_frame:
                 rows.append(row)
+        if options is not None and options.stream_type == "flat" and \
+                any(totals[k] for k in OPERATION_COLUMNS):
+            totals["SEG"] += 1          # the end of a FLAT stream ends its patch: no frame's
         report: dict[str, Any] = {
             "format": src.fmt.name, "delimited": reader.delimited,
             "options": None if options is None else {
@@ -207,7 +210,7 @@ def _inspect(src: _Input, per_frame: bool) -> dict[str, Any]:
                 "max_prefix_table_size": options.max_prefix_table_size,
                 "max_datatype_table_size": options.max_datatype_table_size,
                 "version": options.version},
-            "frames": reader.frame_count}
+            "frames": reader.frame_count, "patches": totals["SEG"]}
         if per_frame:
             report["frame_rows"] = rows
     else:
@@ -246,9 +249,10 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         print()
         return 0
     fmt = formats.get(report["format"])
-    if "frames" in report:
+    if "delimited" in report:
         kind = "delimited" if report["delimited"] else "single frame"
-        print(f"file: {args.file} ({fmt.label}, {kind}, {report['frames']} frames)")
+        print(f"file: {args.file} ({fmt.label}, {kind}, {report['frames']} frames, "
+              f"{report['patches']} patches)")
         if report["options"] is not None:
             print("options:")
             for k, v in report["options"].items():

@@ -214,7 +214,7 @@ def test_inspect_jelly_patch_frames(tmp_path):
     out = tmp_path / "p.jellyp"
     ok("patch", "convert", QUADS_EX, out, "--stream-type", "frame")
     report = json.loads(ok("patch", "inspect", out, "--json"))
-    assert report["format"] == "jelly-patch" and report["frames"] == 1
+    assert report["format"] == "jelly-patch" and report["frames"] == 1 and report["patches"] == 1
     assert report["options"]["stream_type"] == "frame"
     assert report["options"]["statement_type"] == "quads"
     # counted from the example by hand: 5 H, 2 TX, 1 TC, 1 TA, 3 PA, 3 PD, 7 A, 7 D, 1 patch
@@ -226,6 +226,14 @@ def test_inspect_jelly_patch_frames(tmp_path):
     assert "stream_type: frame" in table and table.splitlines()[-1].split()[0] == "total"
     summary = json.loads(ok("patch", "inspect", out, "--json", "--summary"))
     assert "frame_rows" not in summary and summary["totals"] == report["totals"]
+    # the end of a FLAT stream is no frame's, but it ends the patch
+    ok("patch", "convert", QUADS_EX, out, "--stream-type", "flat", "--rows-per-frame", "4",
+       "--statement-type", "quads")
+    report = json.loads(ok("patch", "inspect", out, "--json"))
+    assert report["frames"] > 5 and report["patches"] == 1 and report["totals"]["SEG"] == 1
+    assert all(row["SEG"] == 0 for row in report["frame_rows"])
+    assert f"(Jelly-Patch, delimited, {report['frames']} frames, 1 patches)" in \
+        ok("patch", "inspect", out).decode()
 
 
 def test_inspect_text_per_patch(tmp_path):
