@@ -154,6 +154,7 @@ cdef class PatchDecoder(TermDecoder):
     cdef bint in_tx
     cdef Py_ssize_t open_ops          # operations since the last end of a patch
     cdef Py_ssize_t stream_end        # offset of the end of the last frame fed
+    cdef bint rdf_options             # the options row has fields of RdfStreamOptions
 
     def __init__(self, *, limits=None, terms="native", bint strict=False):
         tf = term_factory(terms)
@@ -215,6 +216,8 @@ cdef class PatchDecoder(TermDecoder):
         while p < end:
             q = self.tag(p, end, &tag)
             f = tag >> 3
+            if tag == 0x0A or tag == 0x70:      # stream_name, logical_type of Jelly-RDF
+                self.rdf_options = True
             if (tag & 7) == WT_VARINT and f in (1, 2, 3, 4, 9, 10, 11, 15):
                 p = self.varint(q, end, &v)
                 if f == 1:
@@ -250,8 +253,10 @@ cdef class PatchDecoder(TermDecoder):
             self.fail(at, f"patch stream uses protocol version {version}; this reader supports "
                           f"up to {PATCH_PROTOCOL_VERSION}")
         if statement not in (ST_TRIPLES, ST_QUADS):
-            self.fail(at, "statement type is unspecified" if statement == 0
-                      else f"unknown statement type {statement}")
+            self.fail(at, ("statement type is unspecified" if statement == 0
+                           else f"unknown statement type {statement}") +
+                      (" (the options look like Jelly-RDF's: is this a Jelly-RDF stream?)"
+                       if self.rdf_options else ""))
         if stream not in (PS_FRAME, PS_FLAT, PS_PUNCTUATED):
             self.fail(at, "patch stream type is unspecified" if stream == 0
                       else f"unknown patch stream type {stream}")

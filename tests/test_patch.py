@@ -431,6 +431,12 @@ def test_reader_errors(rows, message, error):
         assert e.value.row == len(rows) - 1
 
 
+def test_a_jelly_rdf_stream_is_not_taken_for_a_patch():
+    data = jelly.serialize([(I("s"), I("p"), I("o"))])
+    with pytest.raises(jelly.JellyDecodeError, match="is this a Jelly-RDF stream"):
+        list(patch.parse(data))
+
+
 def test_error_location_and_a_failed_reader_stays_failed():
     data = stream(frame(options(), name("n"), TX, TC, PUNCT),
                   frame(TX, PB.RdfPatchRow(header=PB.RdfPatchHeader(key="k"))))
