@@ -416,8 +416,10 @@ class PatchWriter:
                     return
                 continue
             before = enc.operations
-            done = enc.add_operations(it, self.rows_per_frame if self._cut else -1)
-            self._open_ops += enc.operations - before
+            try:
+                done = enc.add_operations(it, self.rows_per_frame if self._cut else -1)
+            finally:        # (a refused operation leaves those before it written)
+                self._open_ops += enc.operations - before
             if done is END_OF_PATCH:
                 self.end_patch()
             elif done:

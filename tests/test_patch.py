@@ -343,6 +343,11 @@ def test_a_failed_write_leaves_the_stream_valid():
     w.close()
     assert list(patch.parse(w.getvalue())) == [Add(I("s"), I("p"), I("o")),
                                                Delete(I("s"), I("p"), I("o")), END_OF_PATCH]
+    w = PatchWriter(statement_type="triples")
+    with pytest.raises(jelly.JellyEncodeError):
+        w.write_all([Add(I("s"), I("p"), I("o")), Add(I("s"), I("p"), I("o"), I("g"))])
+    w.close()                   # the patch of the add written before the refusal is ended
+    assert list(patch.parse(w.getvalue())) == [Add(I("s"), I("p"), I("o")), END_OF_PATCH]
 
 
 def test_writing_to_paths_is_atomic_and_gzip(tmp_path):
