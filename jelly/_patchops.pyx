@@ -286,9 +286,6 @@ cdef class EndOfPatch(PatchOp):
     def __repr__(self):
         return "END_OF_PATCH"
 
-    def __str__(self):
-        return ""
-
     def __reduce__(self):
         return "END_OF_PATCH"
 

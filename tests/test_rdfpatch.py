@@ -152,8 +152,7 @@ def test_seg_ends_patches_and_the_end_of_input_ends_the_last():
 ])
 def test_every_operation_writes(op, row):
     assert format_op(op) == row
-    if op is not END_OF_PATCH:
-        assert str(op) == row
+    assert str(op) == row
 
 
 def test_rdf12_syntax_writes_triple_terms_and_reads_only_them():
