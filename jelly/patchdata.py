@@ -27,7 +27,7 @@ import contextlib
 import dataclasses
 import os
 import pathlib
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Protocol, Sequence
 
 from ._patchops import (TX_COMMIT, TX_START, Add, Delete, EndOfPatch, Header,
                         PatchOp, PrefixAdd, PrefixDelete, TxAbort, TxCommit, TxStart)
@@ -127,21 +127,20 @@ _CHANGES = (Add, Delete, PrefixAdd, PrefixDelete)
 
 
 def _apply_one(op: PatchOp, target: PatchTarget, result: ApplyResult) -> None:
-    t = type(op)
-    if t is Add:
-        target.add(op.s, op.p, op.o, op.g)              # type: ignore[attr-defined]
+    if isinstance(op, Add):
+        target.add(op.s, op.p, op.o, op.g)
         result.added += 1
-    elif t is Delete:
-        target.remove(op.s, op.p, op.o, op.g)           # type: ignore[attr-defined]
+    elif isinstance(op, Delete):
+        target.remove(op.s, op.p, op.o, op.g)
         result.deleted += 1
-    elif t is PrefixAdd:
-        target.bind(op.prefix, op.iri, op.graph)        # type: ignore[attr-defined]
-    elif t is PrefixDelete:
-        target.unbind(op.prefix, op.iri, op.graph)      # type: ignore[attr-defined]
+    elif isinstance(op, PrefixAdd):
+        target.bind(op.prefix, op.iri, op.graph)
+    elif isinstance(op, PrefixDelete):
+        target.unbind(op.prefix, op.iri, op.graph)
 
 
 def apply_operations(ops: Iterable[PatchOp], target: PatchTarget, *,
-                     prepare: Any = None) -> ApplyResult:
+                     prepare: Callable[[PatchOp], PatchOp] | None = None) -> ApplyResult:
     """Apply operations to ``target``; transactions as in the module docstring, with the
     structure checked as by :class:`PatchChecker` (headers anywhere).  ``prepare`` (optional)
     is called with each operation as it is read, before it is held back in a transaction: a
@@ -167,8 +166,8 @@ def apply_operations(ops: Iterable[PatchOp], target: PatchTarget, *,
         elif t is TxAbort:
             pending = []
             result.aborted += 1
-        elif t is Header:
-            result.headers.append(op)            # type: ignore[arg-type]
+        elif isinstance(op, Header):
+            result.headers.append(op)
         elif t is not EndOfPatch:
             if checker.in_transaction:
                 pending.append(op)

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 import jelly
 from jelly import patch as jpatch
 from jelly import rdfpatch
-from jelly.rdfpatch import END_OF_PATCH, TX_COMMIT, TX_START, Add, Header, PrefixAdd
+from jelly.rdfpatch import END_OF_PATCH, TX_COMMIT, TX_START, Header
 
 import helpers
 from oracle import isomorphism as iso

@@ -19,8 +19,7 @@ import jelly
 from jelly import patch as jpatch
 from jelly import rdfpatch
 from jelly.rdflib.patch import ChangeRecorder, apply_patch, diff, read_operations, record
-from jelly.rdfpatch import (END_OF_PATCH, TX_ABORT, TX_COMMIT, TX_START, Add, Delete,
-                            PrefixAdd, PrefixDelete)
+from jelly.rdfpatch import TX_ABORT, TX_COMMIT, TX_START, Add, Delete, PrefixAdd, PrefixDelete
 
 from helpers import REPO_ROOT
 

@@ -16,7 +16,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import jelly
 from jelly import DEFAULT_GRAPH, IRI, BlankNode, JellyError, Literal, RdfSyntaxError, Triple
 from jelly import rdfpatch
 from jelly._rdfpatch import TextPatchWriter, format_op, parse_rdfpatch
