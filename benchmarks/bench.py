@@ -314,10 +314,10 @@ def prepare_op(key, ds, out):
             it = patch.parse(ds["patch"])
             if quads:
                 for op in itertools.islice(it, n):
-                    op.s, op.p, op.o, op.g
+                    s = op.s; p = op.p; o = op.o; g = op.g  # noqa: E702,F841
             else:
                 for op in itertools.islice(it, n):
-                    op.s, op.p, op.o
+                    s = op.s; p = op.p; o = op.o  # noqa: E702,F841
             if list(it) != [patch.END_OF_PATCH]:
                 raise RuntimeError("the patch does not end after its statements")
         return run, lambda: {"statements": sum(type(op) is patch.Add

@@ -503,6 +503,21 @@ def test_inputs_gzip_file_objects_and_pipes(tmp_path):
     assert out.stdout.split() == [b"3001", b"punctuated"]
 
 
+def test_operation_fields_are_plain_read_only_members():
+    """The fields are member descriptors (CPython's fast, specialized attribute load), still
+    read-only, and each reads its own field."""
+    cases = [(Add(1, 2, 3, 4), dict(s=1, p=2, o=3, g=4)),
+             (Delete(5, 6, 7, 8), dict(s=5, p=6, o=7, g=8)),
+             (PrefixAdd("x", 1, 2), dict(iri=1, graph=2)),
+             (PrefixDelete("y", 3, 4), dict(iri=3, graph=4)), (Header("k", 9), dict(value=9))]
+    for op, fields in cases:
+        assert {n: getattr(op, n) for n in fields} == fields
+        for n in fields:
+            assert type(type(op).__dict__[n]).__name__ == "member_descriptor"
+            with pytest.raises(AttributeError):
+                setattr(op, n, 0)
+
+
 def test_large_frames_are_read_in_pieces():
     ops = [Add(I("s"), I("p"), jelly.Literal(str(i))) for i in range(10000)] + [END_OF_PATCH]
     data = patch.serialize(ops, stream_type="frame")
