@@ -252,14 +252,11 @@ cdef class PatchEncoder(TermEncoder):
         wb_byte(&self.buf, 0)
         return 0
 
-    cdef int operation(self, object op) except -1:
+    cdef int operation(self, PatchOp op) except -1:
         """Encode one operation (END_OF_PATCH is the caller's: it decides framing)."""
-        cdef int k
+        cdef int k = op.kind
         cdef Add a
         cdef Delete d
-        if not isinstance(op, PatchOp):
-            raise JellyEncodeError(f"not a patch operation: {op!r}")
-        k = (<PatchOp>op).kind
         if k == OP_ADD:
             a = <Add>op
             return self.statement(TAG_ADD, a.s, a.p, a.o, a.g)
@@ -285,7 +282,9 @@ cdef class PatchEncoder(TermEncoder):
 
     def add(self, op):
         """Encode one operation (not ``END_OF_PATCH``: see :meth:`punctuation`)."""
-        self.operation(op)
+        if not isinstance(op, PatchOp):
+            raise JellyEncodeError(f"not a patch operation: {op!r}")
+        self.operation(<PatchOp>op)
 
     def add_operations(self, iterator, Py_ssize_t max_rows=-1):
         """Encode operations from ``iterator`` until it is exhausted (returns True), the frame
@@ -298,9 +297,11 @@ cdef class PatchEncoder(TermEncoder):
                 op = next(it)
             except StopIteration:
                 return True
-            if isinstance(op, PatchOp) and (<PatchOp>op).kind == OP_END_OF_PATCH:
+            if not isinstance(op, PatchOp):
+                raise JellyEncodeError(f"not a patch operation: {op!r}")
+            if (<PatchOp>op).kind == OP_END_OF_PATCH:
                 return op
-            self.operation(op)
+            self.operation(<PatchOp>op)
         return False
 
     def punctuation(self):
