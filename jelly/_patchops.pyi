@@ -14,7 +14,7 @@ class PatchOp:
     """Base class of every patch operation (``kind`` is the compiled readers' and writers' tag)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        """Raises ``TypeError``: use one of the operation classes or constants."""
+        """Raises TypeError: PatchOp is abstract (use its subclasses or the constants)."""
     @property
     def kind(self) -> int: ...
     def __str__(self) -> str:

@@ -3,6 +3,7 @@
 # both extend TermDecoder.
 cimport cython
 from libc.stdint cimport uint32_t, uint64_t
+from cpython.buffer cimport Py_buffer
 
 from ._buffer cimport WireReader, Slot
 from ._lookup cimport DecodeTables
@@ -52,11 +53,30 @@ cdef class TermDecoder(WireReader):
     # The previous statement's terms by position (subject, predicate, object, graph), for
     # repeated terms; _UNSET until a position is first set.
     cdef list last
+    # The frame being decoded (both formats: rows in field 1 of the frame message, each a
+    # oneof of message members): its buffer, where decoding stopped, its rows by field number.
+    cdef Py_buffer view
+    cdef bint has_view
+    cdef const unsigned char* pos
+    cdef const unsigned char* stop
+    cdef Py_ssize_t counts[16]
+    # The format's row message: bit f of row_members is set for its oneof's field f.
+    cdef unsigned int row_members
+    cdef int row_type
 
     cdef int setup_tables(self, uint32_t names, uint32_t prefixes, uint32_t datatypes,
                           const unsigned char* at) except -1
     cdef int entry(self, int which, const unsigned char* p, const unsigned char* end) except -1
     cdef int reset_terms(self) except -1
+    cdef void release(self) noexcept
+    cdef int begin_view(self, object data, Py_ssize_t offset) except -1
+    cdef int run(self, Py_ssize_t max_statements) except -1
+    cdef int row(self, const unsigned char* p, const unsigned char* end) except -1
+    # The format's rules: a row's content (the oneof member f), and a frame field other
+    # than the rows (returns where it ends).
+    cdef int row_content(self, int f, const unsigned char* p, const unsigned char* end) except -1
+    cdef const unsigned char* frame_field(self, uint64_t tag, const unsigned char* q,
+                                          const unsigned char* end) except NULL
     # The hot path is final: calls inside this module are direct C calls, and a decoder of
     # another module calls statement() once per statement.
     @cython.final

@@ -1,5 +1,7 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""The Jelly term encoding, decode side, shared by Jelly-RDF and Jelly-Patch.
+"""The Jelly term encoding, decode side, shared by Jelly-RDF and Jelly-Patch, and the frame
+loop both formats have (rows in field 1 of the frame message, each a oneof of messages whose
+winner goes to the format's ``row_content``).
 
 IRIs are resolved through the lookup tables (prefix id 0: the previous prefix; name id 0: the
 previous name + 1) and cached per name slot; literals take their datatype from the datatype
@@ -11,10 +13,15 @@ by the decoder's TermFactory.
 
 cimport cython
 from libc.stdint cimport uint32_t, uint64_t
+from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_SIMPLE
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
 from cpython.list cimport PyList_GET_ITEM
 
-from ._wire cimport WT_LEN, K_NONE, K_IRI, K_BNODE, K_LITERAL, K_TRIPLE, K_DEFAULT
+cdef extern from "Python.h":
+    int PyGC_Enable()
+    int PyGC_Disable()
+
+from ._wire cimport read_varint, WT_LEN, K_NONE, K_IRI, K_BNODE, K_LITERAL, K_TRIPLE, K_DEFAULT
 from ._buffer cimport WireReader, Slot, F_UNKNOWN, F_VARINT, F_STRING, F_MSG
 from ._lookup cimport DecodeTables
 from ._sink cimport TermFactory
@@ -53,6 +60,9 @@ cdef class TermDecoder(WireReader):
         self.tables = DecodeTables()
         self.reset_terms()
 
+    def __dealloc__(self):
+        self.release()
+
     cdef int reset_terms(self) except -1:
         # None is a term for some factories (the N-Triples default graph), so "no previous
         # term" is _UNSET.
@@ -79,6 +89,119 @@ cdef class TermDecoder(WireReader):
                 return F_VARINT
             return F_STRING if field == 2 else F_UNKNOWN
         return F_UNKNOWN
+
+    # ------------------------------------------------------------------ frames
+
+    cdef void release(self) noexcept:
+        if self.has_view:
+            PyBuffer_Release(&self.view)
+            self.has_view = False
+
+    cdef int begin_view(self, object data, Py_ssize_t offset) except -1:
+        """Hold the buffer of a frame to decode (``offset``: its position in the stream)."""
+        cdef int i
+        if self.failed is not None:
+            raise self.failed
+        self.release()
+        PyObject_GetBuffer(data, &self.view, PyBUF_SIMPLE)
+        self.has_view = True
+        self.base = <const unsigned char*>self.view.buf
+        self.pos = self.base
+        self.stop = self.base + self.view.len
+        self.base_offset = offset
+        self.row_index = 0
+        for i in range(16):
+            self.counts[i] = 0
+        self.in_scratch = False
+        return 0
+
+    cdef int run(self, Py_ssize_t max_statements) except -1:
+        """Decode rows of the current frame until it ends or the sink holds max_statements
+        (-1: no limit)."""
+        cdef const unsigned char* p = self.pos
+        cdef const unsigned char* end = self.stop
+        cdef const unsigned char* q
+        cdef uint64_t tag, v
+        cdef int gc_was_enabled
+        # A frame creates many objects and no cycles: without this, every 700 statement tuples
+        # would start a collection.  The collector is back on when the run is done.
+        gc_was_enabled = PyGC_Disable()
+        try:
+            while p < end:
+                q = self.tag(p, end, &tag)
+                if tag == 0x0A:
+                    p = self.length(q, end, &v)
+                    self.row(p, p + v)
+                    self.row_index += 1
+                    p = p + v
+                else:
+                    p = self.frame_field(tag, q, end)
+                if max_statements >= 0 and self.sink.pending >= max_statements:
+                    break
+        except Exception as exc:
+            self.release()
+            raise self.locate(exc)
+        except BaseException:
+            self.release()
+            raise
+        finally:
+            self.pos = p
+            if gc_was_enabled:
+                PyGC_Enable()
+        return 0
+
+    cdef const unsigned char* frame_field(self, uint64_t tag, const unsigned char* q,
+                                          const unsigned char* end) except NULL:
+        return self.skip(q, end, tag)
+
+    cdef int row(self, const unsigned char* p, const unsigned char* end) except -1:
+        """One row: the winning member of its oneof goes to row_content (merged when it occurs
+        more than once)."""
+        cdef Slot row
+        cdef uint64_t tag, v
+        cdef const unsigned char* start = p
+        cdef const unsigned char* tagpos
+        cdef const unsigned char* q
+        cdef int f
+        cdef Py_ssize_t saved
+        cdef bytes merged
+        row.field = 0
+        # Fast path: the row is one length-delimited member of the oneof filling the row.
+        if p < end and (p[0] & 7) == WT_LEN and p[0] < 0x80:
+            f = p[0] >> 3
+            if (self.row_members >> f) & 1:
+                q = read_varint(p + 1, end, &v)
+                if q != NULL and v == <uint64_t>(end - q):
+                    self.counts[f] += 1
+                    return self.row_content(f, q, end)
+        # The row is one oneof of message members: find the winner.
+        while p < end:
+            tagpos = p
+            q = self.tag(p, end, &tag)
+            f = <int>(tag >> 3) if (tag >> 3) < 16 else 0
+            if (tag & 7) == WT_LEN and (self.row_members >> f) & 1:
+                p = self.length(q, end, &v)
+                self.record(&row, f, self.row_type, tagpos, p, v)
+                p = p + v
+            else:
+                p = self.skip(q, end, tag)
+        if row.field == 0:
+            self.fail(start, "stream row without content")
+        self.counts[row.field] += 1
+        if row.count > 1:
+            merged = self.merged(&row, self.row_type)
+            saved = self.scratch_begin(&row)
+            try:
+                p = <const unsigned char*>PyBytes_AS_STRING(merged)
+                self.row_content(row.field, p, p + PyBytes_GET_SIZE(merged))
+            finally:
+                self.scratch_end(saved)
+        else:
+            self.row_content(row.field, row.p, row.end)
+        return 0
+
+    cdef int row_content(self, int f, const unsigned char* p, const unsigned char* end) except -1:
+        raise NotImplementedError
 
     # ------------------------------------------------------------------ tables
 
@@ -362,11 +485,18 @@ cdef class TermDecoder(WireReader):
     cdef int statement(self, int mtype, const unsigned char* p, const unsigned char* end,
                        int n, bint has_graph, object graph) except -1:
         """Decode an RdfTriple (n=3) or RdfQuad (n=4) message into the sink; a triple with
-        ``has_graph`` goes to the sink as a quad in ``graph``.  Returns 1 for a statement in a
-        named graph, else 0."""
+        ``has_graph`` goes to the sink as a quad in ``graph``.  An RdfQuad read as a triple
+        (n=3: Jelly-Patch streams of statement type TRIPLES) must not have a graph term.
+        Returns 1 for a statement in a named graph, else 0."""
         cdef Slot slots[4]
         cdef object s, pr, o
-        self.scan(mtype, p, end, slots, n, 1)
+        if mtype == M_QUAD and n == 3:
+            self.scan(mtype, p, end, slots, 4, 1)
+            if slots[3].field:
+                self.fail(p, "statement with a graph term in a stream of triples (statement "
+                             "type TRIPLES)")
+        else:
+            self.scan(mtype, p, end, slots, n, 1)
         s = self.position(&slots[0], 0, p)
         pr = self.position(&slots[1], 1, p)
         o = self.position(&slots[2], 2, p)

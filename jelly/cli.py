@@ -23,7 +23,7 @@ from .reader import read_options
 from .writer import DEFAULT_ROWS_PER_FRAME
 
 #: Modules that add subcommands (``add_commands(subparsers)``).
-COMMAND_MODULES: tuple[str, ...] = ("jelly.transcode", "jelly.grpc.cli")
+COMMAND_MODULES: tuple[str, ...] = ("jelly.transcode", "jelly.grpc.cli", "jelly.patch_cli")
 
 
 class CliError(JellyError):

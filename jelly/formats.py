@@ -72,17 +72,42 @@ def _load(spec: str) -> Callable[..., Any]:
     return loaded
 
 
-def _jelly_head(head: bytes) -> bool:
-    # A delimited stream starts with a frame length then 0A (the rows field); a single frame
-    # starts 0A <row length> 0A (the options row).
-    if not head:
-        return False
-    if head[0] == 0x0A:
-        return len(head) >= 3 and head[2] == 0x0A
-    i = 0
+def _skip_varint(head: bytes, i: int) -> int:
+    """The position after the varint at ``i`` (``len(head)`` if it runs past the end)."""
     while i < len(head) and head[i] & 0x80 and i < 9:
         i += 1
-    return i + 1 < len(head) and head[i + 1] == 0x0A
+    return i + 1
+
+
+def _options_head(head: bytes) -> int | None:
+    """The first byte of the options message of a Jelly or Jelly-Patch stream (both start with
+    an options row), or None if ``head`` does not look like one.  A delimited stream starts
+    with a frame length then 0A (the rows field); a single frame starts 0A <row length> 0A."""
+    if not head:
+        return None
+    if head[0] == 0x0A:
+        if len(head) < 3 or head[2] != 0x0A:
+            return None
+        i = 2
+    else:
+        i = _skip_varint(head, 0)
+        if i + 1 >= len(head) or head[i] != 0x0A:
+            return None
+        i = _skip_varint(head, i + 1)       # the row's length
+        if i >= len(head) or head[i] != 0x0A:
+            return None
+    i = _skip_varint(head, i + 1)           # the options message's length
+    return head[i] if i < len(head) else 0
+
+
+def _jelly_head(head: bytes) -> bool:
+    # RdfStreamOptions starts with stream_name (0A) or physical_type (10); RdfPatchOptions
+    # with its statement_type (08).
+    return _options_head(head) not in (None, 0x08)
+
+
+def _jelly_patch_head(head: bytes) -> bool:
+    return _options_head(head) == 0x08
 
 
 def _thrift_head(head: bytes) -> bool:
@@ -115,6 +140,17 @@ NQUADS = register(RdfFormat(
     "nq", "N-Quads", (".nq", ".nquads"), "application/n-quads", aliases=("nquads", "n-quads"),
     quads=True, messages=True,
     reader="jelly.convert:NQuadsSource", writer="jelly.convert:NQuadsSink"))
+# Jelly-Patch (jelly.patch) and RDF Patch text (jelly.rdfpatch): patch operations.  A Jelly-Patch
+# file may also be named .jelly, as the issue's `jelly patch convert` examples do.
+JELLY_PATCH = register(RdfFormat(
+    "jelly-patch", "Jelly-Patch", (".jellyp", ".jelly"), "application/x-jelly-rdf-patch",
+    aliases=("jellyp", "jelly-rdf-patch", "jellypatch"), binary=True, quads=True, kind=PATCH,
+    reader="jelly.patch:PatchReader", writer="jelly.patch:PatchWriter",
+    sniffer=_jelly_patch_head))
+RDF_PATCH = register(RdfFormat(
+    "rdfp", "RDF Patch", (".rdfp",), "application/rdf-patch",
+    aliases=("rdf-patch", "rdfpatch"), quads=True, kind=PATCH,
+    reader="jelly.rdfpatch:parse", writer="jelly.rdfpatch:TextWriter"))
 # Jena's RDF Binary (jelly.jena), with Jena's names, extensions and media types.  RDF Protobuf
 # starts like a delimited Jelly stream (a length, then 0A), so it has no sniffer.
 RDF_THRIFT = register(RdfFormat(
