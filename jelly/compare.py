@@ -9,8 +9,10 @@ Blank nodes may stand anywhere, quoted triples included.
   one in the order they appear;
 * :func:`dataset_difference` - set comparison; statements without blank nodes must match
   exactly, and the blank nodes of the rest are matched by colour refinement (each blank node's
-  colour is refined from the statements it stands in, until stable) and, where colours tie,
-  by trying the candidates of the smallest tied class with backtracking.
+  colour is refined from the statements it stands in, until stable); the statements fall apart
+  into components that share no blank node, matched by their canonical form where colours
+  within them are distinct and otherwise by trying the candidates of the smallest tied class
+  with backtracking, component by component.
 
 Each returns ``None`` when the inputs are equal, else one line saying how they differ.
 """
@@ -124,7 +126,7 @@ class _Side:
                 self.where.setdefault(b, []).append(st)
 
 
-def _shape(t: Any, me: BlankNode, colour: dict[BlankNode, int]) -> Any:
+def _shape(t: Any, me: BlankNode | None, colour: dict[BlankNode, int]) -> Any:
     tp = type(t)
     if tp is BlankNode:
         return ("S",) if t == me else ("B", colour[t])
@@ -152,16 +154,90 @@ def _refine(sides: tuple[_Side, _Side], colours: tuple[dict[BlankNode, int], dic
         colours = (new[0], new[1])
 
 
+def _components(side: _Side) -> list[list[tuple[Any, ...]]]:
+    """The statements of ``side`` in groups that share no blank node."""
+    parent: dict[BlankNode, BlankNode] = {b: b for b in side.where}
+
+    def root(b: BlankNode) -> BlankNode:
+        while parent[b] != b:
+            parent[b] = parent[parent[b]]
+            b = parent[b]
+        return b
+
+    for statements in side.where.values():
+        for st in statements:
+            found: set[BlankNode] = set()
+            for t in st:
+                _bnodes(t, found)
+            first, *rest = found
+            for other in rest:
+                parent[root(other)] = root(first)
+    groups: dict[BlankNode, list[tuple[Any, ...]]] = {}
+    for st in side.statements:
+        found = set()
+        for t in st:
+            _bnodes(t, found)
+        groups.setdefault(root(next(iter(found))), []).append(st)
+    return list(groups.values())
+
+
+def _key(component: list[tuple[Any, ...]], colour: dict[BlankNode, int]) -> tuple[Any, ...]:
+    """What two components must share to match: their statements with each blank node
+    replaced by its colour (a canonical form when the colours within it are distinct)."""
+    nodes: set[BlankNode] = set()
+    for st in component:
+        for t in st:
+            _bnodes(t, nodes)
+    discrete = len({colour[b] for b in nodes}) == len(nodes)
+    shape = tuple(sorted(tuple(_shape(t, None, colour) for t in st) for st in component))
+    return (discrete, shape)
+
+
 def _isomorphism(exp: list[tuple[Any, ...]], act: list[tuple[Any, ...]]
                  ) -> dict[BlankNode, BlankNode] | None:
-    """A renaming of the blank nodes of ``exp`` that turns it into ``act``, or None."""
+    """A renaming of the blank nodes of ``exp`` that turns it into ``act``, or None.  The
+    statements fall apart into components that share no blank node; after colour refinement
+    of the whole, components whose colours are distinct match by their canonical form, the
+    others by a search within the pair."""
+    sides = (_Side(exp), _Side(act))
+    if len(sides[0].where) != len(sides[1].where):
+        return None
+    colours = _refine(sides, ({b: 0 for b in sides[0].where}, {b: 0 for b in sides[1].where}))
+    candidates: dict[tuple[Any, ...], list[list[tuple[Any, ...]]]] = {}
+    for component in _components(sides[1]):
+        candidates.setdefault(_key(component, colours[1]), []).append(component)
+    mapping: dict[BlankNode, BlankNode] = {}
+    for component in _components(sides[0]):
+        key = _key(component, colours[0])
+        pool = candidates.get(key)
+        if not pool:
+            return None
+        for i, other in enumerate(pool):
+            found = _search(component, other)
+            if found is not None:
+                mapping.update(found)
+                del pool[i]
+                break
+            if key[0]:         # a canonical form: if this one does not fit, none does
+                return None
+        else:
+            return None
+    if {_renamed(st, mapping) for st in exp} != set(act):
+        return None
+    return mapping
+
+
+def _search(exp: list[tuple[Any, ...]], act: list[tuple[Any, ...]]
+            ) -> dict[BlankNode, BlankNode] | None:
+    """A renaming of the blank nodes of ``exp`` that turns it into ``act`` (one component
+    each), by colour refinement and a search over the choices for tied colours."""
     sides = (_Side(exp), _Side(act))
     if len(sides[0].where) != len(sides[1].where):
         return None
     target = set(act)
     start = ({b: 0 for b in sides[0].where}, {b: 0 for b in sides[1].where})
-    # Depth-first search over choices for tied colours, kept on an explicit stack (a graph of
-    # many interchangeable blank nodes needs one level per node).
+    # Depth-first, on an explicit stack (a component of many interchangeable blank nodes
+    # needs one level per node).
     stack: list[Iterator[tuple[dict[BlankNode, int], dict[BlankNode, int]]]] = [iter([start])]
     while stack:
         try:

@@ -14,6 +14,7 @@ compiled :mod:`jelly._jellytext`; the format is described there).
 
 from __future__ import annotations
 
+import contextlib
 import io
 from typing import TYPE_CHECKING, Any, Iterator, cast
 
@@ -51,7 +52,8 @@ def _lines(stream: BinaryReader) -> Iterator[str]:
     except UnicodeDecodeError as exc:
         raise RdfSyntaxError(f"Jelly-Text must be UTF-8: {exc.reason}") from None
     finally:
-        text.detach()
+        with contextlib.suppress(ValueError):     # leave the stream open (if it still is)
+            text.detach()
 
 
 def text_frames(stream: BinaryReader, delimited: bool = False) -> Iterator[bytes]:
@@ -103,13 +105,15 @@ class JellyTextSink:
         self.frames_written = 0
         self.statements_written = 0
 
-    def _print(self, frame: bytes | memoryview, offset: int = 0) -> None:
-        self._stream.write(frame_to_text(frame, self.frames_written, offset).encode("utf-8"))
+    def _print(self, frame: bytes | memoryview, offset: int = 0, index: int | None = None
+               ) -> None:
+        number = self.frames_written if index is None else index
+        self._stream.write(frame_to_text(frame, number, offset).encode("utf-8"))
         self.frames_written += 1
 
     def write(self, frame: Any, message: bool) -> None:
-        if isinstance(frame, RawFrame):
-            self._print(frame.data)
+        if isinstance(frame, RawFrame):       # numbered as in the input
+            self._print(frame.data, index=frame.index)
             return
         if self._jelly is None:
             from .convert import JellySink
