@@ -409,31 +409,36 @@ def _flat_logical(options: StreamOptions, physical: PhysicalStreamType) -> Strea
                            logical_type=_logical_for(int(options.logical_type), physical))
 
 
-class _Selected:
-    """A source with only the frames of a :class:`FrameRange` (``take_frames``)."""
+class _Wrapped:
+    """A source reading another (closing it closes that one); the same kind of frames unless
+    a subclass says otherwise."""
 
-    def __init__(self, source: Source, frames: FrameRange) -> None:
+    def __init__(self, source: Source) -> None:
         self._source = source
-        self._range = frames
         self.lines, self.quads, self.grouped = source.lines, source.quads, source.grouped
         self.options = source.options
-
-    def frames(self) -> Iterator[tuple[Any, bool]]:
-        return self._range.select(self._source.frames())
 
     def close(self) -> None:
         self._source.close()
 
 
-class _GraphsMerged:
+class _Selected(_Wrapped):
+    """A source with only the frames of a :class:`FrameRange` (``take_frames``)."""
+
+    def __init__(self, source: Source, frames: FrameRange) -> None:
+        super().__init__(source)
+        self._range = frames
+
+    def frames(self) -> Iterator[tuple[Any, bool]]:
+        return self._range.select(self._source.frames())
+
+
+class _GraphsMerged(_Wrapped):
     """A source with the graph of every statement dropped (``merge_graphs``)."""
 
-    lines = False
-    quads = False
-
     def __init__(self, source: Source) -> None:
-        self._source = source
-        self.grouped = source.grouped
+        super().__init__(source)
+        self.lines = self.quads = False
         o = source.options
         self.options = None if o is None else _flat_logical(o, PhysicalStreamType.TRIPLES)
 
@@ -442,20 +447,14 @@ class _GraphsMerged:
             yield TextFrame((st[:3] for st in frame.statements), list(frame.namespaces),
                             dict(frame.metadata or {})), message
 
-    def close(self) -> None:
-        self._source.close()
 
-
-class _Combined:
+class _Combined(_Wrapped):
     """A source whose frames are merged into one graph or dataset (``combine``): one frame of
     the distinct statements in the order first seen, held in memory."""
 
-    lines = False
-    grouped = False
-
     def __init__(self, source: Source) -> None:
-        self._source = source
-        self.quads = source.quads
+        super().__init__(source)
+        self.lines = self.grouped = False
         o = source.options
         self.options = o if o is None or not is_grouped(int(o.logical_type)) else \
             o.replace(logical_type=1 if o.physical_type == PhysicalStreamType.TRIPLES else 2)
@@ -467,9 +466,6 @@ class _Combined:
             namespaces.extend(frame.namespaces)
             statements.update(dict.fromkeys(frame.statements))
         yield TextFrame(list(statements), namespaces), False
-
-    def close(self) -> None:
-        self._source.close()
 
 
 def open_source(stream: BinaryReader, fmt: _formats.RdfFormat, *, lines: bool = False,

@@ -291,6 +291,8 @@ def looks_like(head: bytes) -> str | None:
         return "zstd-compressed data"
     if _thrift_head(head):
         return "RDF Thrift"
+    if len(head) < 16:      # a few bytes are as likely a Jelly stream cut short
+        return None
     if _jelly_text_head(head):
         return "Jelly-Text"
     kind = _nt_kind(head)
