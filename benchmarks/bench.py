@@ -1268,7 +1268,7 @@ def markdown(report):
           "the timed run, i.e. pre-built terms or the loaded Graph)",
           rss_cell, list(ROW))
     size_keys = [k for k in ROW if ROW[k][2] in ("serialize", "rdflib-serialize", "nt-serialize",
-                                                  "jena-serialize")
+                                                  "jena-serialize", "oxigraph-serialize")
                  or k in ("jelly/convert-to-jelly",)]
 
     def size_cell(r):
