@@ -16,6 +16,8 @@ from libc.stdint cimport uint64_t
 from ._wire cimport WT_LEN
 from ._buffer cimport WireReader
 
+from ._decoder import ROW_KINDS
+
 #: Kinds of terms, in the order of the counts.
 TERM_KINDS = ("iri", "bnode", "literal", "triple", "default_graph")
 #: Positions of terms, in the order of the counts.
@@ -125,7 +127,6 @@ cdef class FrameStats(WireReader):
                 if (tag >> 3) == 15:
                     self.metadata_count += 1
                     self.metadata_bytes += p - start
-        from ._decoder import ROW_KINDS
         return {
             "rows": {k: self.row_counts[i] for i, k in enumerate(ROW_KINDS)},
             "row_bytes": {k: self.row_bytes[i] for i, k in enumerate(ROW_KINDS)},

@@ -271,6 +271,9 @@ def validate(source: Input, *, compare_to: Input | None = None,
     with ``ordered`` the same statements in the same order; ``frames`` (a
     :class:`jelly.convert.FrameRange` or its text) compares only those frames."""
     from .convert import FrameRange
+    if compare_to is None and (ordered or frames is not None):
+        raise JellyError("ordered and frames say how to compare: give compare_to "
+                         "(--compare-to) too")
     if isinstance(frames, str):
         frames = FrameRange.parse(frames, "--frames")
     expected_options = _options_of(options_file) if options_file is not None else None

@@ -278,6 +278,8 @@ def test_compare_frames(log, tmp_path):
           match="not expected")
     fails("validate", log, "--frames", "a..b", "--compare-to", tmp_path / "two.nt",
           match="--frames")
+    fails("validate", log, "--frames", "..2", match="--compare-to")
+    fails("validate", log, "--ordered", match="--compare-to")
 
 
 def test_options_file(log, tmp_path):
