@@ -37,6 +37,8 @@ GZIP_MAGIC = b"\x1f\x8b"
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 #: Compression level of zstd output (zstandard's default; see docs/performance.md).
 ZSTD_LEVEL = 3
+#: Compressed bytes decompressed at a time (what they decompress to is at most ~8 MiB).
+ZSTD_PIECE = 256
 #: Bytes of an input kept to tell what it is when it is not what it should be.
 HEAD_SIZE = 4096
 
@@ -161,6 +163,8 @@ class _Decompressed(io.RawIOBase):
             self._obj = self._dctx.decompressobj()
             self._fed = False           # bytes of the current zstd frame were fed
             self._done = False
+            self._input, self._in_at = b"", 0
+            self._out_at = 0
 
     def readable(self) -> bool:
         return True
@@ -184,22 +188,27 @@ class _Decompressed(io.RawIOBase):
         return len(data)
 
     def _zstd_read(self, n: int) -> bytes:
-        while not self._pending and not self._done:
-            data = read_some(self._raw, CHUNK_SIZE)
-            if not data:
-                if self._fed and not self._obj.eof:
-                    raise EOFError("the input ends inside a zstd frame")
-                self._done = True
-                break
-            while data:                 # a frame may end inside data: the next starts there
-                self._fed = True
-                self._pending += self._obj.decompress(data)
-                if not self._obj.eof:
+        # The input goes in in small pieces, so that what one piece decompresses to stays
+        # bounded (zstd can make megabytes of a few bytes); offsets instead of slicing.
+        while self._out_at >= len(self._pending) and not self._done:
+            if self._in_at >= len(self._input):
+                self._input, self._in_at = read_some(self._raw, CHUNK_SIZE), 0
+                if not self._input:
+                    if self._fed and not self._obj.eof:
+                        raise EOFError("the input ends inside a zstd frame")
+                    self._done = True
                     break
-                data = self._obj.unused_data
+            piece = self._input[self._in_at:self._in_at + ZSTD_PIECE]
+            self._in_at += len(piece)
+            self._fed = True
+            self._pending, self._out_at = self._obj.decompress(piece), 0
+            if self._obj.eof:       # a frame ended inside the piece: the next starts there
+                self._input = self._obj.unused_data + self._input[self._in_at:]
+                self._in_at = 0
                 self._obj = self._dctx.decompressobj()
                 self._fed = False
-        out, self._pending = self._pending[:n], self._pending[n:]
+        out = self._pending[self._out_at:self._out_at + n]
+        self._out_at += len(out)
         return out
 
     def close(self) -> None:

@@ -231,3 +231,23 @@ def test_column_output_counts_statements_not_columns():
     assert sum(len(f) for f in frames) == 10
     assert all(len(f.statements) == 3 for f in frames)           # three columns
     assert f"{len(frames[0])} statements" in repr(frames[0])
+
+
+def test_zstd_output_is_bounded_per_read():
+    """A few bytes of zstd can stand for megabytes: reading decompresses a little at a time."""
+    import tracemalloc
+    bomb = zst(b"\0" * (64 << 20))
+    assert len(bomb) < 4096
+    tracemalloc.start()
+    try:
+        total = 0
+        with open_input(bomb) as stream:
+            while True:
+                data = stream.read(1 << 16)
+                if not data:
+                    break
+                total += len(data)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert total == 64 << 20 and peak < 24 << 20
