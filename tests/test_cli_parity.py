@@ -19,6 +19,7 @@ import yaml
 import zstandard as zstd
 
 import helpers
+import jelly
 from oracle import jelly_rdf as rd, ntriples as ntr, terms as neutral
 from oracle.isomorphism import ordered_isomorphic, unordered_isomorphic
 from oracle.proto import load_proto
@@ -187,6 +188,18 @@ def test_jelly_text_both_ways_is_exact(log, tmp_path):
     # statements read through Jelly-Text are the stream's
     assert ok("convert", tmp_path / "m.jelly.txt", "-", "--to", "nq") == ok("convert", log)
     ok("validate", tmp_path / "m.jelly.txt")
+
+
+def test_jelly_text_in_code(log):
+    from jelly.jellytext import dumps, loads
+    data = log.read_bytes()
+    text = dumps(data)
+    assert text == ok("convert", log, "-", "--to", "jelly-text").decode()
+    assert loads(text) == data
+    single = ok("convert", SENSORS, "-", "--to", "jelly", "--single-frame")
+    assert loads(dumps(single), delimited=False) == single
+    with pytest.raises(jelly.RdfSyntaxError, match="single frame"):
+        loads(text, delimited=False)
 
 
 def test_jelly_text_of_frames_keeps_input_numbers(log):
