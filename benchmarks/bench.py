@@ -87,6 +87,11 @@ ROWS = [
     ("jelly/rdflib-serialize", "jelly", "rdflib-serialize", "jelly serialize from rdflib", "worker"),
     ("pyjelly/rdflib-serialize", "pyjelly", "rdflib-serialize", "pyjelly serialize from rdflib", "worker"),
     ("rdflib/nt-serialize", "rdflib", "nt-serialize", "rdflib N-Triples/N-Quads serialize", "worker"),
+    # a pyoxigraph Store, beside the rdflib rows: loading and dumping (jelly.oxigraph)
+    ("jelly/oxigraph-load", "jelly", "oxigraph-load", "jelly load into a pyoxigraph Store (bulk)", "worker"),
+    ("pyoxigraph/nt-load", "pyoxigraph", "oxigraph-load", "pyoxigraph Store bulk_load of N-Triples/N-Quads", "worker"),
+    ("jelly/oxigraph-serialize", "jelly", "oxigraph-serialize", "jelly serialize a pyoxigraph Store", "worker"),
+    ("pyoxigraph/nt-dump", "pyoxigraph", "oxigraph-serialize", "pyoxigraph Store dump as N-Triples/N-Quads", "worker"),
     # the command line tool
     ("jelly/convert-to-jelly", "jelly", "convert-to-jelly", "jelly convert NT/NQ -> Jelly (CLI)", "cli"),
     ("jelly/convert-from-jelly", "jelly", "convert-from-jelly", "jelly convert Jelly -> NT/NQ (CLI)", "cli"),
@@ -136,7 +141,7 @@ def _env_for(key):
 
 #: Rows that start a new group in the chart (a gap before them).
 GROUP_STARTS = {"jelly/serialize", "jelly/patch-parse", "jelly/rdflib-parse", "jelly/rdflib-serialize",
-                "jelly/convert-to-jelly", "jelly/thrift-parse"}
+                "jelly/oxigraph-load", "jelly/convert-to-jelly", "jelly/thrift-parse"}
 ROW = {r[0]: r for r in ROWS}
 TOOLS = ("jelly", "pyjelly", "rdflib", "pyoxigraph", "jelly-baseline")
 OPS = sorted({r[2] for r in ROWS})
@@ -539,6 +544,42 @@ def prepare_op(key, ds, out):
             jelly.serialize(parsed, out, preset="big", physical_type=physical,
                             rows_per_frame=ROWS_PER_FRAME)
             os.unlink(text)
+        return run, None
+
+    if key in ("jelly/oxigraph-load", "pyoxigraph/nt-load"):
+        import pyoxigraph as ox
+        state = {}
+        if key == "jelly/oxigraph-load":
+            import jelly.oxigraph
+
+            def run():
+                state["store"] = None
+                state["store"] = jelly.oxigraph.load(jelly_in)
+        else:
+            fmt = ox.RdfFormat.N_QUADS if quads else ox.RdfFormat.N_TRIPLES
+
+            def run():
+                state["store"] = None
+                store = ox.Store()
+                store.bulk_load(path=text_in, format=fmt)
+                state["store"] = store
+        return run, lambda: {"stored": len(state.pop("store"))}
+
+    if key in ("jelly/oxigraph-serialize", "pyoxigraph/nt-dump"):
+        import pyoxigraph as ox
+        import jelly.oxigraph
+        store = jelly.oxigraph.load(jelly_in)
+        if key == "jelly/oxigraph-serialize":
+            def run():
+                jelly.oxigraph.serialize(store, out, preset="big", rows_per_frame=ROWS_PER_FRAME)
+        else:
+            fmt = ox.RdfFormat.N_QUADS if quads else ox.RdfFormat.N_TRIPLES
+
+            def run():
+                store.dump(output=out, format=fmt,
+                           **({} if quads else {"from_graph": ox.DefaultGraph()}))
+        return run, None
+
     if key in ("jelly/ttl-to-jelly", "rdflib/ttl-to-jelly"):
         turtle = ds.get("turtle")
         if not turtle:
@@ -914,7 +955,7 @@ def _out_path(ds, key):
     """Where an operation writes: Jelly for the Jelly writers, N-Triples/N-Quads otherwise."""
     text_ext = "nq" if ds["kind"] == "quads" else "nt"
     jelly_out = key in ("jelly/serialize", "pyjelly/serialize", "jelly/rdflib-serialize",
-                        "pyjelly/rdflib-serialize") or "to-jelly" in key
+                        "pyjelly/rdflib-serialize", "jelly/oxigraph-serialize") or "to-jelly" in key
     name = key.replace("/", "_").replace("@1/4", "_quarter")
     jelly_out = jelly_out or key == "pyoxigraph/thrift-to-jelly-via-nt"
     ext = "jelly" if jelly_out else {"jelly/thrift-serialize": "rt",
@@ -981,8 +1022,7 @@ def measure_once(ds, key, args, first):
 
 def _writes(key):
     return ROW[key][2] in ("serialize", "rdflib-serialize", "nt-serialize", "jena-serialize",
-                           "patch-serialize") \
-        or "convert" in key
+                           "patch-serialize", "oxigraph-serialize") or "convert" in key
 
 
 def new_result(ds, key):
@@ -1273,7 +1313,7 @@ def markdown(report):
           "the timed run, i.e. pre-built terms or the loaded Graph)",
           rss_cell, list(ROW))
     size_keys = [k for k in ROW if ROW[k][2] in ("serialize", "rdflib-serialize", "nt-serialize",
-                                                  "jena-serialize")
+                                                  "jena-serialize", "oxigraph-serialize")
                  or k in ("jelly/convert-to-jelly",)]
 
     def size_cell(r):
@@ -1318,10 +1358,11 @@ TOOL_COLORS = {"jelly": "#d62728", "pyjelly": "#1f77b4", "rdflib": "#7f7f7f", "p
 
 
 def chart(report, path):
+    """Draw the chart; without matplotlib (the bench extra installs it) say so and go on."""
     try:
         import matplotlib
-    except ImportError:          # the tables and goals do not need it
-        log("no chart: matplotlib is not installed")
+    except ImportError:
+        log("no chart: matplotlib is not installed (pip install -e '.[bench]')")
         return False
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

@@ -38,7 +38,7 @@ WRITE_OPTIONS = {
     "streamname": "stream_name",
     "rowsperframe": "rows_per_frame",
 }
-WRITE_ONLY = {"compression": "none (default) or gzip (files end in .jelly.gz)"}
+WRITE_ONLY = {"compression": "none (default), gzip (files end in .jelly.gz) or zstd (.jelly.zst)"}
 
 _INT_WRITE = {"max_name_table_size", "max_prefix_table_size", "max_datatype_table_size",
               "rows_per_frame"}
@@ -145,10 +145,13 @@ class WriteOptions:
         compression = str(opts.get("compression", "none")).strip().lower()
         if compression in ("none", "uncompressed", ""):
             compression = None
-        elif compression not in ("gzip", "gz"):
-            raise JellyOptionsError(f"option compression must be none or gzip, not "
-                                    f"{opts['compression']!r}")
-        else:
+        elif compression in ("gzip", "gz"):
             compression = "gzip"
+        elif compression in ("zstd", "zst"):
+            compression = "zstd"
+        else:
+            raise JellyOptionsError(f"option compression must be none, gzip or zstd, not "
+                                    f"{opts['compression']!r}")
         self.compression = compression
-        self.extension = ".jelly.gz" if compression else ".jelly"
+        self.extension = {"gzip": ".jelly.gz", "zstd": ".jelly.zst"}.get(compression or "",
+                                                                        ".jelly")

@@ -167,6 +167,11 @@ class JellyReader(DataSourceReader):
         return read_file(partition.value, self.options, arrow_schema(self.schema))
 
 
+def _zstd_writer(raw):
+    from ..io import ZSTD_LEVEL, _zstandard
+    return _zstandard().ZstdCompressor(level=ZSTD_LEVEL).stream_writer(raw, closefd=False)
+
+
 def read_file(path: str, options: ReadOptions, schema) -> Iterator:
     """Record batches of one Jelly file (``schema``: the Arrow schema of the output)."""
     fs, inner = _fs.filesystem(path)
@@ -297,7 +302,9 @@ class JellyWriter(DataSourceArrowWriter):
         rows = 0
         raw = fs.open_output_stream(inner, compression=None, buffer_size=_IO_BUFFER)
         try:
-            out = gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) if self.compression else raw
+            out = gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) \
+                if self.compression == "gzip" else _zstd_writer(raw) \
+                if self.compression == "zstd" else raw
             kwargs = {}
             if self.rows_per_frame is not None:
                 kwargs["rows_per_frame"] = self.rows_per_frame
