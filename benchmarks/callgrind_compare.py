@@ -12,7 +12,9 @@ interpreter start-up and imports cancelled out.
 The other checkout needs its extensions built in place (``python setup.py build_ext --inplace``).
 Operations: parse (``jelly.parse`` of a Jelly file), serialize (``jelly.serialize`` of
 pre-built statements), nt-parse (the N-Triples / N-Quads codec, ``jelly._ntriples.parse_nquads``),
-to-nt (``jelly.parse`` of Jelly, each statement formatted as N-Triples).
+to-nt (``jelly.parse`` of Jelly, each statement formatted as N-Triples), convert-to-jelly and
+convert-from-jelly (``jelly convert`` of N-Triples to Jelly and back, through the command's
+``main()`` in the interpreter).
 """
 
 from __future__ import annotations
@@ -42,6 +44,11 @@ for _ in range(reps):
             n = sum(1 for _ in parse_nquads(f))
     elif op == "to-nt":
         n = sum(len(" ".join(map(str, st))) for st in jelly.parse(path))
+    elif op in ("convert-to-jelly", "convert-from-jelly"):
+        from jelly.cli import main
+        out = "out.jelly" if op == "convert-to-jelly" else "out.nt"
+        if main(["convert", path, out]) != 0:
+            raise SystemExit("jelly convert failed")
 """
 
 
@@ -67,7 +74,8 @@ def main() -> None:
     ap.add_argument("--data", required=True, help="an N-Triples (.nt) or N-Quads (.nq) file")
     ap.add_argument("--checkout", default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                     help="the checkout measured against the baseline (default: this one)")
-    ap.add_argument("--ops", default="parse,serialize,nt-parse,to-nt")
+    ap.add_argument("--ops", default="parse,serialize,nt-parse,to-nt,convert-to-jelly,"
+                                     "convert-from-jelly")
     args = ap.parse_args()
     here = os.path.abspath(args.checkout)
     data = os.path.abspath(args.data)
@@ -81,7 +89,7 @@ def main() -> None:
         print(f"| operation | baseline (instructions) | this checkout | this / baseline |")
         print("|---|--:|--:|--:|")
         for op in args.ops.split(","):
-            src = data if op == "nt-parse" else jelly_file
+            src = data if op in ("nt-parse", "convert-to-jelly") else jelly_file
             cost = {}
             for name, checkout in (("baseline", os.path.abspath(args.baseline)), ("this", here)):
                 cost[name] = (instructions(checkout, op, src, 2)

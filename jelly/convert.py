@@ -349,6 +349,14 @@ def _sniffed(head: bytes, source: object) -> _formats.RdfFormat:
     return fmt
 
 
+def sniff_input(stream: BinaryReader, source: object
+                ) -> tuple[_formats.RdfFormat, BinaryReader]:
+    """The format of an open input from its first bytes, and the stream to read it from (the
+    bytes looked at are not lost); ``source`` names it in the error of unknown content."""
+    head, stream = peek(stream, HEAD_SIZE)
+    return _sniffed(head, source), stream
+
+
 def stdout_format(input_format: _formats.RdfFormat) -> _formats.RdfFormat:
     """The output format on stdout when none is named: N-Quads for Jelly input (what
     jelly-cli's from-jelly writes), Jelly for anything else."""
@@ -534,8 +542,7 @@ def convert(source: Input, destination: Output, *,
         if progress is not None:
             stream = stack.enter_context(progress(stream))
         if in_fmt is None:
-            head, stream = peek(stream, HEAD_SIZE)
-            in_fmt = _sniffed(head, source)
+            in_fmt, stream = sniff_input(stream, source)
         if out_fmt is None:
             out_fmt = stdout_format(in_fmt)
         if to_stdout and out_fmt.binary and sys.stdout.isatty():

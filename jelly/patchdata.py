@@ -238,7 +238,7 @@ def read_dataset(source: Input, *, format: str | None = None, syntax: str | None
     registry (``format``: a name, else the file extension); ``syntax`` and ``base`` as for
     :func:`jelly.convert.convert`."""
     from . import formats
-    from .convert import _format, open_source
+    from .convert import _format, open_source, sniff_input
     from .io import open_input
     fmt = _format(format, source, "input", formats.RDF)
     if base is None and isinstance(source, (str, os.PathLike)) and os.fspath(source) != "-":
@@ -246,6 +246,8 @@ def read_dataset(source: Input, *, format: str | None = None, syntax: str | None
     data = Dataset()
     with contextlib.ExitStack() as stack:
         stream = stack.enter_context(open_input(source))
+        if fmt is None:
+            fmt, stream = sniff_input(stream, source)
         src = open_source(stream, fmt, syntax=syntax, base=base)
         stack.callback(src.close)
         for frame, _ in src.frames():

@@ -348,6 +348,19 @@ def test_apply_transactions_and_formats(tmp_path):
     assert iso.unordered_isomorphic(nq(out), nq((tmp_path / "out.nq").read_bytes()))
 
 
+def test_apply_sniffs_a_dataset_without_an_extension(tmp_path):
+    """A dataset whose name says nothing is read by its content, as jelly convert reads it:
+    N-Quads text, and the same as Jelly."""
+    (tmp_path / "a.nq").write_bytes(A_NQ)
+    (tmp_path / "text").write_bytes(A_NQ)
+    ok("convert", tmp_path / "a.nq", tmp_path / "binary", "--to", "jelly")
+    (tmp_path / "p.rdfp").write_bytes(b'A <http://ex/new> <http://ex/p> "1" .\n')
+    expected = nq(A_NQ + b'<http://ex/new> <http://ex/p> "1" .\n')
+    for name in ("text", "binary"):
+        ok("patch", "apply", tmp_path / name, tmp_path / "p.rdfp", tmp_path / "out.nq")
+        assert iso.unordered_isomorphic(nq((tmp_path / "out.nq").read_bytes()), expected), name
+
+
 def test_apply_prefixes_to_a_jelly_dataset(tmp_path):
     data = tmp_path / "a.jelly"
     jelly.serialize([(jelly.IRI("http://ex/s"), jelly.IRI("http://ex/p"),
