@@ -16,7 +16,7 @@ from libc.string cimport memcpy
 from ._wire cimport K_NONE, K_IRI, K_BNODE, K_LITERAL, K_TRIPLE, K_DEFAULT
 from ._buffer cimport (WriteBuffer, wb_init, wb_free, wb_ensure, wb_byte, wb_varint, wb_open,
                        wb_close, wb_string_field, utf8_of)
-from ._lookup cimport EncodeTable, IriSplit
+from ._lookup cimport EncodeTable, IriSplit, et_touch
 from ._terms cimport IRI, BlankNode, Literal, Triple, DefaultGraph
 
 from ._lookup import TableFull
@@ -204,7 +204,7 @@ cdef class TermEncoder:
         if self.n_prefixes:
             if sp.prefix_slot and self.prefixes.gen[sp.prefix_slot] == sp.prefix_gen:
                 pid = sp.prefix_slot
-                self.prefixes.touch(pid, self.epoch)
+                et_touch(self.prefixes, pid, self.epoch)
             else:
                 pid = self.prefixes.find(sp.prefix, self.epoch)
                 if pid == 0:
@@ -214,7 +214,7 @@ cdef class TermEncoder:
                 sp.prefix_gen = self.prefixes.gen[pid]
         if sp.name_slot and self.names.gen[sp.name_slot] == sp.name_gen:
             nid = sp.name_slot
-            self.names.touch(nid, self.epoch)
+            et_touch(self.names, nid, self.epoch)
         else:
             nid = self.names.find(sp.name, self.epoch)
             if nid == 0:
@@ -263,7 +263,7 @@ cdef class TermEncoder:
                 sp = self.split(<IRI>lit.datatype)
                 if sp.dt_slot and self.datatypes.gen[sp.dt_slot] == sp.dt_gen:
                     dt = sp.dt_slot
-                    self.datatypes.touch(dt, self.epoch)
+                    et_touch(self.datatypes, dt, self.epoch)
                 else:
                     dts = (<IRI>lit.datatype).value
                     dt = self.datatypes.find(dts, self.epoch)
