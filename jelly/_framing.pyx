@@ -93,54 +93,115 @@ cdef class FrameSplitter:
     def feed(self, data):
         """Add the next bytes of the stream; returns the frames they complete."""
         cdef list out = []
-        cdef const unsigned char* p
-        cdef const unsigned char* q
-        cdef const unsigned char* end
-        cdef uint64_t n
+        cdef Py_buffer view
+        cdef const unsigned char* d
+        cdef Py_ssize_t n, used = 0, taken
         cdef int r
         if self.finished:
             raise ValueError("feed() after finish()")
-        if data:
-            self.buf += data
-        p = <const unsigned char*>(<char*>self.buf) + self.start
-        end = <const unsigned char*>(<char*>self.buf) + len(self.buf)
         if self.delimited is None:
-            r = _detect(p, end - p)
+            self.buf += data
+            r = _detect(<const unsigned char*>(<char*>self.buf) + self.start,
+                        len(self.buf) - self.start)
             if r < 0:
                 return out
             self.delimited = bool(r)
+            if self.delimited:      # go on with what was buffered as the new data
+                data = bytes(self.buf[self.start:])
+                self.base += self.start
+                self.buf = bytearray()
+                self.start = 0
+            else:
+                data = b""          # already in buf
         if not self.delimited:
-            if <uint64_t>(end - p) > self.max_frame:
+            if data:
+                self.buf += data
+            if <uint64_t>(len(self.buf) - self.start) > self.max_frame:
                 raise JellyLimitError(f"single-frame input exceeds the frame size limit of "
                                       f"{self.max_frame} bytes", offset=self.base, frame=0)
             return out
+        PyObject_GetBuffer(data, &view, PyBUF_SIMPLE)
+        try:
+            d = <const unsigned char*>view.buf
+            n = view.len
+            if self.start < len(self.buf):
+                used = self._complete(d, n, out)
+                if used < 0:
+                    return out      # data went into the frame that is still incomplete
+            # Frames that lie whole in data are copied out of it once; the rest is kept.
+            taken = self._split(d + used, d + n, self.position, out)
+            self.base += taken
+            if used + taken < n:
+                self.buf += (<const char*>d)[used + taken:n]
+        finally:
+            PyBuffer_Release(&view)
+        return out
+
+    cdef void _drop(self) noexcept:
+        # Every byte in buf has been returned in a frame.
+        self.base += len(self.buf)
+        self.buf = bytearray()
+        self.start = 0
+
+    cdef Py_ssize_t _split(self, const unsigned char* p, const unsigned char* end,
+                           Py_ssize_t at, list out) except -1:
+        """Append the complete frames at p (stream offset ``at``) to out; returns the bytes
+        they take (an incomplete frame at the end is left)."""
+        cdef const unsigned char* begin = p
+        cdef const unsigned char* q
+        cdef uint64_t n
         while p < end:
             q = read_varint(p, end, &n)
             if q == NULL:
                 if end - p >= 10:
                     raise JellyDecodeError("malformed frame length prefix (varint longer than "
-                                           "10 bytes)", offset=self.position, frame=self.frames)
+                                           "10 bytes)", offset=at + (p - begin),
+                                           frame=self.frames)
                 break       # the prefix is not complete yet
             if n > self.max_frame:
                 raise JellyLimitError(f"frame of {n} bytes exceeds the limit of "
-                                      f"{self.max_frame} bytes", offset=self.position + (q - p),
+                                      f"{self.max_frame} bytes", offset=at + (q - begin),
                                       frame=self.frames)
             if n > <uint64_t>(end - q):
                 break       # the frame is not complete yet
-            out.append((self.base + (q - <const unsigned char*>(<char*>self.buf)),
-                        PyBytes_FromStringAndSize(<const char*>q, n)))
+            out.append((at + (q - begin), PyBytes_FromStringAndSize(<const char*>q, n)))
             self.frames += 1
             p = q + n
-            self.start = p - <const unsigned char*>(<char*>self.buf)
-        self._compact()
-        return out
+        return p - begin
 
-    cdef void _compact(self) noexcept:
-        # Drop consumed bytes once they are most of the buffer (amortised O(1) per byte).
-        if self.start > 65536 and self.start * 2 > len(self.buf):
-            del self.buf[:self.start]
-            self.base += self.start
-            self.start = 0
+    cdef Py_ssize_t _complete(self, const unsigned char* d, Py_ssize_t n, list out) except -2:
+        """Give the frame pending in buf the bytes of d[:n] it lacks: returns how many it
+        took once it is complete (then it is in out and buf is empty), or -1 if all of d went
+        into it and it is still incomplete."""
+        cdef bytes head
+        cdef const unsigned char* h
+        cdef const unsigned char* q
+        cdef uint64_t size
+        cdef Py_ssize_t need, m
+        # The length prefix (at most 10 bytes) may lie partly in data.
+        head = bytes(self.buf[self.start:self.start + 10]) + (<const char*>d)[:min(n, 10)]
+        h = <const unsigned char*><char*>head
+        m = min(len(head), 10)
+        q = read_varint(h, h + m, &size)
+        if q == NULL:
+            if m >= 10:
+                raise JellyDecodeError("malformed frame length prefix (varint longer than 10 "
+                                       "bytes)", offset=self.position, frame=self.frames)
+            self.buf += (<const char*>d)[:n]     # the prefix is not complete yet
+            return -1
+        if size > self.max_frame:
+            raise JellyLimitError(f"frame of {size} bytes exceeds the limit of "
+                                  f"{self.max_frame} bytes", offset=self.position + (q - h),
+                                  frame=self.frames)
+        need = <Py_ssize_t>((q - h) + size) - (len(self.buf) - self.start)
+        if n < need:
+            self.buf += (<const char*>d)[:n]
+            return -1
+        self.buf += (<const char*>d)[:need]
+        self._split(<const unsigned char*>(<char*>self.buf) + self.start,
+                    <const unsigned char*>(<char*>self.buf) + len(self.buf), self.position, out)
+        self._drop()
+        return need
 
     def finish(self):
         """The stream has ended: returns ``[(0, frame)]`` for a single-frame stream, ``[]``

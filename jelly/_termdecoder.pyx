@@ -11,6 +11,7 @@ by the decoder's TermFactory.
 
 cimport cython
 from libc.stdint cimport uint32_t, uint64_t
+from libc.string cimport memcmp, memcpy
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
 from cpython.list cimport PyList_GET_ITEM
 
@@ -51,6 +52,7 @@ cdef class TermDecoder(WireReader):
         self.terms = terms
         self.default_graph = terms.default_graph
         self.tables = DecodeTables()
+        self.lang_strs = [None] * LANG_SLOTS
         self.reset_terms()
 
     cdef int reset_terms(self) except -1:
@@ -205,12 +207,42 @@ cdef class TermDecoder(WireReader):
         return self.resolve_iri(pid, nid, start)
 
     @cython.final
+    cdef str lang_tag(self, const unsigned char* p, Py_ssize_t n):
+        """A language tag: the str made for the same bytes before, when the cache has it (a
+        dataset uses a few dozen tags, and multilingual data cycles through them).  The
+        cache is an open-addressing table keyed by the tag's bytes as two words."""
+        cdef uint64_t key[2]
+        cdef unsigned int h, i, slot
+        cdef str s
+        if n > LANG_MAX:
+            return self.string(p, p + n)
+        key[0] = key[1] = 0
+        memcpy(key, p, n)
+        h = <unsigned int>(((key[0] ^ (key[1] * 0xC2B2AE3D27D4EB4FULL) ^ <uint64_t>n)
+                            * 0x9E3779B97F4A7C15ULL) >> 56)
+        for i in range(4):
+            slot = (h + i) % LANG_SLOTS
+            if self.lang_len[slot] == n and self.lang_key[slot][0] == key[0] \
+                    and self.lang_key[slot][1] == key[1]:
+                return <str>PyList_GET_ITEM(self.lang_strs, slot)
+            if self.lang_len[slot] == 0:
+                break
+        else:
+            slot = h      # the probes are taken: replace the first
+        s = self.string(p, p + n)
+        self.lang_strs[slot] = s
+        self.lang_key[slot][0] = key[0]
+        self.lang_key[slot][1] = key[1]
+        self.lang_len[slot] = <unsigned char>n
+        return s
+
+    @cython.final
     cdef object literal(self, const unsigned char* p, const unsigned char* end):
         cdef uint64_t tag, v, dt = 0
         cdef const unsigned char* start = p
         cdef const unsigned char* q
         cdef str lex = ""
-        cdef object lang = None
+        cdef str lang = None
         cdef int kind = 0
         cdef object dtobj = None
         cdef DecodeTables t
@@ -221,7 +253,9 @@ cdef class TermDecoder(WireReader):
                 if tag == 0x0A:
                     lex = self.string(p, p + v)
                 else:
-                    lang = self.string(p, p + v)
+                    # An empty language tag is no language tag: read it as a simple literal,
+                    # as pyjelly does (BCP 47 has no empty tag).
+                    lang = self.lang_tag(p, v) if v else None
                     kind = 2
                 p = p + v
             elif tag == 0x18:
@@ -243,10 +277,6 @@ cdef class TermDecoder(WireReader):
                 self.fail(start, f"datatype id {dt} is used before it is defined")
             if dtobj is False:  # xsd:string: the same term as a simple literal
                 dtobj = None
-            lang = None
-        elif kind != 2 or not lang:
-            # An empty language tag is no language tag: read it as a simple literal, as
-            # pyjelly does (BCP 47 has no empty tag).
             lang = None
         return self.terms.literal(lex, lang, dtobj)
 
