@@ -348,14 +348,16 @@ def skos_labels(target: int, seed: int) -> Iterator[str]:
         lines = [f"{s} {TYPE} <{SKOS}Concept> .\n", f"{s} <{SKOS}inScheme> {scheme} .\n"]
         langs = _SKOS_LANGS[:r.randint(8, len(_SKOS_LANGS))]
         for tag, script, word in langs:
-            lines.append(f"{s} <{SKOS}prefLabel> {lit(_spell_in(name, script) + ' ' + word, '@' + tag)} .\n")
+            label = _spell_in(name, script) + " " + word
+            lines.append(f"{s} <{SKOS}prefLabel> {lit(label, '@' + tag)} .\n")
         for tag, script, word in langs:
             if r.random() < 0.5:
                 extra = [r.randrange(len(_LATIN))]
                 alt = _spell_in(name + extra, script) + " " + word
                 lines.append(f"{s} <{SKOS}altLabel> {lit(alt, '@' + tag)} .\n")
         if r.random() < 0.3:
-            lines.append(f"{s} <{SKOS}hiddenLabel> {lit(_spell_in(name[::-1], 'latin'), '@en')} .\n")
+            hidden = _spell_in(name[::-1], "latin")
+            lines.append(f"{s} <{SKOS}hiddenLabel> {lit(hidden, '@en')} .\n")
         if r.random() < 0.5:
             words = [r.choice(_WORDS) for _ in range(r.randint(6, 20))]
             text = _spell_in(name, "latin") + " " + " ".join(words) + "."
@@ -366,8 +368,9 @@ def skos_labels(target: int, seed: int) -> Iterator[str]:
         if i > 0:
             parent = r.randrange(max(1, i // 8) if i > 8 else i)
             lines.append(f"{s} <{SKOS}broader> <{base}{parent}> .\n")
-        lines.append(f"{s} <{dct}modified> "
-                     f"{lit('20%02d-%02d-%02dT12:00:00Z' % (r.randint(10, 24), r.randint(1, 12), r.randint(1, 28)), T_DATETIME)} .\n")
+        modified = "20%02d-%02d-%02dT12:00:00Z" % (r.randint(10, 24), r.randint(1, 12),
+                                                  r.randint(1, 28))
+        lines.append(f"{s} <{dct}modified> {lit(modified, T_DATETIME)} .\n")
         emitted += len(lines)
         i += 1
         yield from lines

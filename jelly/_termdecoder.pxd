@@ -66,6 +66,7 @@ cdef class TermDecoder(WireReader):
                           const unsigned char* at) except -1
     cdef int entry(self, int which, const unsigned char* p, const unsigned char* end) except -1
     cdef int reset_terms(self) except -1
+    cdef int unknown_past(self) except -1
     # The hot path is final: calls inside this module are direct C calls, and a decoder of
     # another module calls statement() once per statement.
     @cython.final

@@ -26,6 +26,9 @@ from .options import MIN_NAME_TABLE_SIZE
 
 
 cdef object _UNSET = object()
+# The last ids of a stream whose earlier rows are unknown (unknown_past): an id 0 counting on
+# from it comes out as 0 and fails.
+cdef uint32_t _UNKNOWN = 0xFFFFFFFF
 cdef tuple _POSITION_NAMES = ("subject", "predicate", "object", "graph")
 cdef tuple _ENTRY_NAMES = ("name", "prefix", "datatype")
 
@@ -60,6 +63,19 @@ cdef class TermDecoder(WireReader):
         # term" is _UNSET.
         self.last = [_UNSET, _UNSET, _UNSET, _UNSET]
         self.has_tables = False
+        return 0
+
+    cdef int unknown_past(self) except -1:
+        """The input starts inside a stream (at a segment start) whose earlier rows are not
+        known: an id 0 that would count on from them (the first entry of a table, the first
+        IRI's name) or mean their last prefix fails to decode, as do repeated terms before a
+        term of that position and lookup slots used before the input defines them.  What
+        decodes is then what a reader of the whole stream reads there."""
+        cdef DecodeTables t = self.tables
+        t.last_name_entry = t.last_prefix_entry = t.last_datatype_entry = _UNKNOWN
+        t.last_name_id = _UNKNOWN
+        if t.n_prefixes:
+            t.last_prefix_id = _UNKNOWN
         return 0
 
     cdef int field_kind(self, int mtype, uint64_t field, int* sub) noexcept:
@@ -135,6 +151,9 @@ cdef class TermDecoder(WireReader):
             id32 = last + 1
         if id32 == 0 or id32 > size:
             kind = _ENTRY_NAMES[which]
+            if last == _UNKNOWN:
+                self.fail(start, f"{kind} entry id 0 (the previous entry's id + 1) in the "
+                                 f"first {kind} entry of a segment")
             if size == 0:
                 self.fail(start, f"{kind} entry in a stream whose {kind} table is disabled "
                                  f"(size 0)")
@@ -170,6 +189,8 @@ cdef class TermDecoder(WireReader):
         if nid == 0:
             nid = t.last_name_id + 1
         if nid == 0 or nid >= t.cap_names:
+            if nid == 0 and t.last_name_id == _UNKNOWN:
+                self.fail(at, "name id 0 (the previous name + 1) in the first IRI of a segment")
             if nid == 0 or nid > t.n_names:
                 self.fail(at, f"name id {nid} is outside the name table (size {t.n_names})")
             self.fail(at, f"name id {nid} is used before it is defined")
@@ -182,6 +203,8 @@ cdef class TermDecoder(WireReader):
         if pid == 0:
             iri = self.terms.iri(<str>name)
         else:
+            if pid >= t.cap_prefixes:      # _UNKNOWN: the last prefix of unknown rows
+                self.fail(at, "prefix id 0 (the previous prefix) in the first IRI of a segment")
             prefix = <object>PyList_GET_ITEM(t.prefixes, pid)
             if prefix is None:
                 self.fail(at, f"prefix id {pid} is used before it is defined")

@@ -36,7 +36,7 @@ from .io import open_input, open_output
 from .options import (PhysicalStreamType, ReaderLimits, StreamOptions, is_grouped,
                       make_options)
 from .reader import Reader
-from .writer import DEFAULT_ROWS_PER_FRAME, Writer
+from .writer import DEFAULT_ROWS_PER_FRAME, DEFAULT_SEGMENT_SIZE, Writer
 
 if TYPE_CHECKING:
     from typing import Protocol
@@ -122,26 +122,33 @@ class JellySource:
         self._reader.close()
 
 
+def jelly_options(source: Source, options: StreamOptions | None, fields: dict[str, Any]
+                  ) -> StreamOptions:
+    """The stream options a Jelly sink writes for ``source`` (version automatic): without
+    writer options, a Jelly source's are kept; otherwise :func:`jelly.make_options` resolves
+    them from what the source holds (quads or triples, messages or flat)."""
+    fields = {k: v for k, v in fields.items() if k in WRITER_OPTION_FIELDS and v is not None}
+    src: StreamOptions | None = getattr(source, "options", None)
+    if options is None and not fields and src is not None:
+        return src.replace(version=None)
+    return make_options(options.replace(version=None) if options else None,
+                        quads=source.quads, grouped=source.grouped, **fields)
+
+
 class JellySink:
-    """Writes frames as a Jelly stream.  Without writer options, a Jelly source's stream options
-    are kept (the version is chosen anew); otherwise :func:`jelly.make_options` resolves them
-    from what the source holds (quads or triples, messages or flat)."""
+    """Writes frames as a Jelly stream with the options of :func:`jelly_options`;
+    ``segment_size`` makes it splittable (see :class:`jelly.Writer`)."""
 
     lines = False
 
     def __init__(self, stream: BinaryWriter, source: Source, *,
                  options: StreamOptions | None = None,
                  rows_per_frame: int = DEFAULT_ROWS_PER_FRAME, delimited: bool = True,
-                 flush_frames: bool = False, **fields: Any) -> None:
-        fields = {k: v for k, v in fields.items() if k in WRITER_OPTION_FIELDS and v is not None}
-        src = getattr(source, "options", None)
-        if options is None and not fields and src is not None:
-            resolved = src.replace(version=None)
-        else:
-            resolved = make_options(options.replace(version=None) if options else None,
-                                    quads=source.quads, grouped=source.grouped, **fields)
-        self._writer = Writer(stream, resolved, rows_per_frame=rows_per_frame,
-                              delimited=delimited)
+                 flush_frames: bool = False, segment_size: int | None = None,
+                 **fields: Any) -> None:
+        self._writer = Writer(stream, jelly_options(source, options, fields),
+                              rows_per_frame=rows_per_frame, delimited=delimited,
+                              segment_size=segment_size)
         self._flush = flush_frames
         self._stream = stream
 
@@ -339,6 +346,7 @@ def convert(source: Input, destination: Output, *,
             delimited: bool = True, limits: ReaderLimits | None = None,
             progress: Callable[[BinaryReader], ContextManager[BinaryReader]] | None = None,
             syntax: str | None = None, base: str | None = None, migrate: str | None = None,
+            segment_size: int | None = DEFAULT_SEGMENT_SIZE, jobs: int | None = 1,
             **writer_fields: Any) -> Result:
     """Convert ``source`` (path, ``"-"``, bytes or binary file) to ``destination`` (path,
     ``"-"`` or binary file).  Formats come from the names (``from_format`` / ``to_format``:
@@ -353,6 +361,13 @@ def convert(source: Input, destination: Output, *,
     ``base`` resolves relative IRIs (default: the input file's location).  ``migrate``
     (``"rdf12"`` or ``"rdf-star"``) rewrites RDF-star quoted triples as RDF 1.2 reifiers or back
     (:mod:`jelly.migrate`), and makes text output use that notation.
+
+    Jelly output is written in self-contained segments of ``segment_size`` statements (None:
+    none), so that it can be read in parallel (:mod:`jelly.parallel`).  ``jobs`` worker
+    processes (None: as many as there are cores when the input is a large file) convert a
+    Jelly file to N-Triples / N-Quads (the same text as one process writes) or an N-Triples /
+    N-Quads file to Jelly (the same statements); other conversions, and inputs that are not
+    plain files, run in this process.
     """
     in_fmt = _format(from_format, source, "input", _formats.RDF)
     out_fmt = _format(to_format, destination, "output", _formats.RDF)
@@ -365,8 +380,25 @@ def convert(source: Input, destination: Output, *,
         base = pathlib.Path(os.fspath(source)).resolve().as_uri()
     if messages and not out_fmt.messages and in_fmt.messages is False:
         raise JellyError(f"{out_fmt.label} has no RDF message log form")
+    if jobs is not None and jobs < 1:
+        raise JellyError(f"jobs must be at least 1, not {jobs}")
+    if segment_size is not None and segment_size < 1:
+        raise JellyError(f"segment_size must be at least 1 (None: no segments), not {segment_size}")
     to_stdout = isinstance(destination, (str, os.PathLike)) and os.fspath(destination) == "-"
+    from . import parallel
+    path = parallel.splittable_path(source) if not (messages or migrate) else None
+    if jobs is None:
+        jobs = parallel.auto_jobs(path, in_fmt.name)
     with contextlib.ExitStack() as stack:
+        out = None
+        if jobs > 1 and path is not None and parallel.parallel_formats(in_fmt.name, out_fmt.name):
+            out = stack.enter_context(open_output(destination))
+            done = parallel.convert_file(
+                path, out, in_fmt.name, out_fmt.name, jobs=jobs, options=options,
+                fields=writer_fields, rows_per_frame=rows_per_frame, delimited=delimited,
+                segment_size=segment_size, syntax=out_syntax, limits=limits)
+            if done is not None:
+                return Result(*done)
         stream = stack.enter_context(open_input(source))
         if progress is not None:
             stream = stack.enter_context(progress(stream))
@@ -375,10 +407,12 @@ def convert(source: Input, destination: Output, *,
                           messages=messages, rows_per_frame=rows_per_frame, limits=limits,
                           syntax=syntax, base=base, lines_syntax=out_syntax)
         stack.callback(src.close)
-        out = stack.enter_context(open_output(destination))
+        if out is None:
+            out = stack.enter_context(open_output(destination))
         sink = open_sink(out, out_fmt, src, messages=messages, options=options,
                          rows_per_frame=rows_per_frame, delimited=delimited,
-                         flush_frames=to_stdout, syntax=out_syntax, **writer_fields)
+                         flush_frames=to_stdout, syntax=out_syntax, segment_size=segment_size,
+                         **writer_fields)
         frames: Iterable[tuple[Frame | TextFrame, bool]] = src.frames()
         if migrate:
             frames = migrated(frames, migrate)

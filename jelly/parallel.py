@@ -1,0 +1,521 @@
+"""Splittable Jelly: one delimited Jelly file read in parts, each part on its own (in worker
+processes, or in Spark tasks), with exactly the result of reading the whole file in order.
+
+A *segment* (written by ``Writer(segment_size=N)`` and by ``jelly convert``) starts with a frame
+whose first row repeats the stream options, and nothing in it refers to the rows before it:
+the lookups, repeated terms and IRI deltas start afresh.  The file stays a plain Jelly stream.
+
+* :func:`scan` finds the candidate segment starts of a file: a walk in C over the frames'
+  length prefixes that looks only at each frame's first row
+  (:func:`jelly._framing.segment_starts`);
+* :func:`plan` groups the segments into :class:`Part` s of about the same size;
+* :func:`part_frames` decodes one part with a decoder that does not know the rows before it
+  (``Decoder(segment=True)``).  That decoder *verifies* that the part is self-contained while
+  it decodes: whatever would depend on earlier rows (an id 0 counting on from earlier ids, a
+  repeated term or lookup entry not yet defined in the part, a triple outside a graph) fails.
+  The joins are checked too: the options of the part's first frame against those of the
+  segment start before it, and for GRAPHS streams whether the segment before ends inside a
+  graph (that segment is decoded first).  Where verification fails, the part is read
+  sequentially from the start of the file instead, so every input, segmented or not, gives
+  the frames a sequential reader gives.
+
+:func:`convert_jelly_to_text` and :func:`convert_text_to_jelly` run ``jelly convert --jobs N``
+in worker processes (see :func:`jelly.convert.convert`).
+"""
+
+from __future__ import annotations
+
+import collections
+import concurrent.futures
+import dataclasses
+import functools
+import io
+import mmap
+import multiprocessing
+import os
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, cast
+
+from ._decoder import Decoder, Frame
+from ._framing import detect_delimited, segment_starts
+from .errors import JellyError, RdfSyntaxError
+from .io import FrameReader
+from .options import DEFAULT_LIMITS, PhysicalStreamType, ReaderLimits, StreamOptions
+
+if TYPE_CHECKING:
+    from .convert import Source
+    from .io import BinaryWriter
+
+#: Parts per worker process in a conversion: enough that the workers stay busy while the
+#: results are written in order, few enough that each part holds whole segments.
+PARTS_PER_JOB = 4
+#: A conversion part of a Jelly file is at most this large (its text is 4-8 times larger, and
+#: a few of them are held while they wait for their turn to be written).
+MAX_PART_BYTES = 8 << 20
+#: Text input is cut into chunks of about this many bytes at least.
+MIN_CHUNK_BYTES = 1 << 20
+
+
+@dataclasses.dataclass(frozen=True)
+class Part:
+    """A run of whole segments of a file: the bytes from ``start`` to ``end`` (frame
+    boundaries), frames ``frame`` to ``end_frame`` (exclusive).  ``options`` are the stream
+    options of its first frame and ``before`` the segment start before it as ``(offset, frame,
+    options)``; both are None for the part at the start of the file."""
+    start: int
+    end: int
+    frame: int
+    end_frame: int
+    options: bytes | None = None
+    before: tuple[int, int, bytes] | None = None
+
+
+#: What a scan finds: the segment starts ``(offset, frame, options)``, and the frame count.
+Scan = tuple[list[tuple[int, int, "bytes | None"]], int]
+
+
+def scan(data: Any, limits: ReaderLimits = DEFAULT_LIMITS) -> Scan | None:
+    """The candidate segment starts of a whole delimited Jelly stream in ``data`` (a buffer,
+    e.g. a memory map) and its number of frames; None if it cannot be split (a single-frame
+    file, or not a whole stream: reading it in order reports the problem where it is)."""
+    if not len(data) or not detect_delimited(bytes(data[:3]), True):
+        return None
+    try:
+        starts, pos, frames = segment_starts(data, 0, 0, limits.max_frame_size)
+    except JellyError:
+        return None
+    return (starts, frames) if pos == len(data) else None
+
+
+def plan(found: Scan, size: int, part_size: int) -> list[Part]:
+    """Parts of at least ``part_size`` bytes (the last may be smaller) of a file of ``size``
+    bytes with the segment starts ``found`` (:func:`scan`).  A file with a frame that may start
+    a stream in another form than a plain segment start is one part."""
+    starts, frames = found
+    if any(options is None for _, _, options in starts):
+        return [Part(0, size, 0, frames)]
+    parts: list[Part] = []
+    first = Part(0, size, 0, frames)
+    previous = None
+    for offset, frame, options in starts:
+        assert options is not None
+        if previous is not None and offset - first.start >= part_size:
+            parts.append(dataclasses.replace(first, end=offset, end_frame=frame))
+            first = Part(offset, size, frame, frames, options, previous)
+        previous = (offset, frame, options)
+    parts.append(first)
+    return parts
+
+
+class _Unverified(Exception):
+    """The frame from which a part is not known to be self-contained."""
+
+    def __init__(self, frame: int) -> None:
+        super().__init__(frame)
+        self.frame = frame
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while n >= 0x80:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+@functools.lru_cache(maxsize=64)
+def stream_options(options: bytes) -> StreamOptions | None:
+    """The :class:`StreamOptions` an ``RdfStreamOptions`` message holds (None if a reader
+    rejects them)."""
+    row = b"\x0a" + _varint(len(options)) + options
+    decoder = Decoder()
+    try:
+        decoder.decode_frame(b"\x0a" + _varint(len(row)) + row)
+    except JellyError:
+        return None
+    return decoder.options
+
+
+Opener = Callable[[int, int], Any]
+"""``open_range(start, end)``: the bytes of a file from ``start`` to ``end``, as a buffer or as
+a binary stream."""
+
+
+def _frames(open_range: Opener, start: int, end: int, index: int, decoder: Decoder,
+            limits: ReaderLimits) -> Iterator[Frame]:
+    """The frames from ``start`` (frame number ``index``) to ``end``, decoded by ``decoder``."""
+    decoder.frame_index = index
+    for offset, data in FrameReader(open_range(start, end), limits, delimited=True):
+        yield decoder.decode_frame(data, start + offset)
+
+
+def _verified(open_range: Opener, part: Part, limits: ReaderLimits, new_streams: bool,
+              kwargs: dict[str, Any]) -> Iterator[Frame]:
+    """The frames of ``part``, each exactly as a reader of the whole file decodes it; raises
+    :class:`_Unverified` at the first frame where that is not certain."""
+    if part.before is None:           # the start of the file: that is reading it in order
+        yield from _frames(open_range, part.start, part.end, part.frame,
+                           Decoder(limits=limits, new_streams=new_streams, **kwargs), limits)
+        return
+    assert part.options is not None
+    mine, theirs = stream_options(part.options), stream_options(part.before[2])
+    if mine is None or theirs is None or (mine != theirs and not new_streams):
+        raise _Unverified(part.frame)
+    # The same stream goes on: nothing may depend on the rows before.  Different options
+    # start a new stream (new_streams): the decoder starts afresh, as here.
+    same = mine == theirs
+    lead = same and mine.physical_type == PhysicalStreamType.GRAPHS
+    # The decoder knows nothing before its first options row, unless that is the file start.
+    decoder = Decoder(limits=limits, new_streams=new_streams,
+                      segment=same and not (lead and part.before[0] == 0), **kwargs)
+    if lead:
+        # Whether the segment before ends inside a graph: it is decoded first (not output),
+        # and must show at least one graph_start or graph_end to tell.
+        graph_rows = 0
+        try:
+            for frame in _frames(open_range, part.before[0], part.start, part.before[1],
+                                 decoder, limits):
+                graph_rows += frame.row_counts[3] + frame.row_counts[4]
+        except JellyError:
+            raise _Unverified(part.frame) from None
+        if not graph_rows:
+            raise _Unverified(part.frame)
+    index = part.frame
+    frames = _frames(open_range, part.start, part.end, index, decoder, limits)
+    while True:
+        try:
+            frame = next(frames)
+        except StopIteration:
+            return
+        except JellyError:
+            raise _Unverified(index) from None
+        yield frame
+        index += 1
+
+
+class _Sequential:
+    """A reader of the whole file in order, which only moves forward: the frames a part that
+    is not self-contained needs are read on from where the last such part ended (the frames
+    before them are decoded, not returned)."""
+
+    def __init__(self, open_range: Opener, size: int, limits: ReaderLimits, new_streams: bool,
+                 kwargs: dict[str, Any]) -> None:
+        self._frames = _frames(open_range, 0, size, 0,
+                               Decoder(limits=limits, new_streams=new_streams, **kwargs), limits)
+
+    def frames(self, first: int, stop: int) -> Iterator[Frame]:
+        """Frames ``first`` to ``stop`` (exclusive)."""
+        if first >= stop:
+            return
+        for frame in self._frames:
+            if frame.index >= first:
+                yield frame
+            if frame.index + 1 >= stop:
+                return
+
+
+def part_frames(open_range: Opener, part: Part, *, limits: ReaderLimits | None = None,
+                terms: Any = "native", output: str = "tuples", strict: bool = False,
+                new_streams: bool = False) -> Iterator[Frame]:
+    """The frames of one part of a file exactly as a reader of the whole file (with these
+    arguments, see :class:`jelly.Reader`) gives them: verified segments decoded on their own,
+    the rest read in order from the start of the file.  ``open_range(start, end)`` gives the
+    bytes of the file from ``start`` to ``end`` (a buffer or a binary stream)."""
+    limits = limits if limits is not None else DEFAULT_LIMITS
+    kwargs = dict(terms=terms, output=output, strict=strict)
+    try:
+        yield from _verified(open_range, part, limits, new_streams, kwargs)
+        return
+    except _Unverified as stop:
+        first = stop.frame
+    yield from _Sequential(open_range, part.end, limits, new_streams, kwargs).frames(
+        first, part.end_frame)
+
+
+# ------------------------------------------------------------------------ worker processes
+
+def available_cores() -> int:
+    """CPUs this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def _pool(jobs: int) -> concurrent.futures.ProcessPoolExecutor:
+    # fork: the workers start at once with jelly already imported.
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    return concurrent.futures.ProcessPoolExecutor(jobs,
+                                                  mp_context=multiprocessing.get_context(method))
+
+
+def _in_order(pool: concurrent.futures.ProcessPoolExecutor, jobs: int, fn: Callable[..., Any],
+              tasks: Iterable[tuple[Any, ...]]) -> Iterator[Any]:
+    """``fn(*task)`` for each task in worker processes, results in task order; at most a few
+    tasks per worker wait or run at a time (memory stays bounded)."""
+    waiting: collections.deque[concurrent.futures.Future[Any]] = collections.deque()
+    it = iter(tasks)
+    try:
+        for task in it:
+            waiting.append(pool.submit(fn, *task))
+            if len(waiting) >= 2 * jobs:
+                yield waiting.popleft().result()
+        while waiting:
+            yield waiting.popleft().result()
+    finally:
+        for future in waiting:
+            future.cancel()
+
+
+_MAPS: dict[tuple[Any, ...], mmap.mmap | bytes] = {}
+
+
+def _map(path: str) -> mmap.mmap | bytes:
+    """The file at ``path`` mapped into memory; the last file mapped stays mapped, so that a
+    worker maps its input once."""
+    st = os.stat(path)
+    key = (path, st.st_ino, st.st_size, st.st_mtime_ns)
+    mapped = _MAPS.get(key)
+    if mapped is None:
+        with open(path, "rb") as f:
+            mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if st.st_size else b""
+        _MAPS.clear()
+        _MAPS[key] = mapped
+    return mapped
+
+
+def _mapped(path: str) -> Opener:
+    view = memoryview(_map(path))
+    return lambda start, end: view[start:end]
+
+
+def _text_terms(syntax: str | None) -> Any:
+    from ._ntformat import NTriplesTerms
+    return NTriplesTerms(syntax=syntax) if syntax else "nt"
+
+
+def _text_part(path: str, part: Part, triples_only: bool, syntax: str | None,
+               limits: ReaderLimits) -> tuple[bytes, int, int, int | None]:
+    """Worker: the N-Triples / N-Quads text of a part's verified frames, their statements and
+    frames, and the frame from which the part must be read in order (None: all verified)."""
+    kwargs = dict(terms=_text_terms(syntax), output="lines")
+    texts = []
+    statements = frames = 0
+    failed = None
+    try:
+        for frame in _verified(_mapped(path), part, limits, True, kwargs):
+            if triples_only and frame.named_graph_statements:
+                failed = frame.index      # the sequential path reports it
+                break
+            texts.append("".join(frame.statements))     # type: ignore[arg-type]
+            statements += frame.statement_count
+            frames += 1
+    except _Unverified as stop:
+        failed = stop.frame
+    return "".join(texts).encode("utf-8"), statements, frames, failed
+
+
+class _LinesSource:
+    lines = True
+
+
+def convert_jelly_to_text(path: str, out: BinaryWriter, *, jobs: int, format: str,
+                          syntax: str | None = None, limits: ReaderLimits | None = None
+                          ) -> tuple[int, int] | None:
+    """Convert the Jelly file at ``path`` to N-Triples (``format="nt"``) or N-Quads text in
+    ``out`` with ``jobs`` worker processes; the text is the same as a conversion in one
+    process writes.  Returns ``(statements, frames)``, or None (nothing written) when the file
+    cannot be split into two parts or more: then convert it in one process."""
+    from .convert import NQuadsSink
+    limits = limits if limits is not None else DEFAULT_LIMITS
+    view = memoryview(_map(path))
+    size = len(view)
+    found = scan(view, limits)
+    if found is None:
+        return None
+    parts = plan(found, size, min(MAX_PART_BYTES, max(1, size // (jobs * PARTS_PER_JOB))))
+    if len(parts) < 2:
+        return None
+    statements = frames = 0
+    sink = NQuadsSink(out, _LinesSource(), format=format, syntax=syntax)   # type: ignore[arg-type]
+    shadow = None           # frames read in order, for the parts that are not self-contained
+    with _pool(jobs) as pool:
+        tasks = ((path, part, format == "nt", syntax, limits) for part in parts)
+        for part, (text, n, k, failed) in zip(parts, _in_order(pool, jobs, _text_part, tasks)):
+            out.write(text)
+            statements += n
+            frames += k
+            if failed is None:
+                continue
+            if shadow is None:
+                shadow = _Sequential(_mapped(path), size, limits, True,
+                                     dict(terms=_text_terms(syntax), output="lines"))
+            for frame in shadow.frames(failed, part.end_frame):
+                sink.write(frame, False)
+                statements += frame.statement_count
+                frames += 1
+            sink.close()        # written out before the next part's text
+    return statements, frames
+
+
+def _chunks(data: mmap.mmap | bytes, segment_size: int) -> list[tuple[int, int]]:
+    """Text cut at line ends into chunks of about ``segment_size`` statements (estimated from
+    the first MiB), of at least ``MIN_CHUNK_BYTES``."""
+    size = len(data)
+    head = bytes(data[:MIN_CHUNK_BYTES])
+    per_line = len(head) / max(1, head.count(b"\n"))
+    target = max(MIN_CHUNK_BYTES, int(segment_size * per_line))
+    cuts = [0]
+    while cuts[-1] + target < size:
+        cut = data.find(b"\n", cuts[-1] + target) + 1      # after a line feed: a line end
+        if cut <= 0 or cut >= size:
+            break
+        cuts.append(cut)
+    cuts.append(size)
+    return list(zip(cuts, cuts[1:]))
+
+
+def _lines_before(data: mmap.mmap | bytes, offset: int) -> int:
+    # Line ends before offset as the N-Triples parser counts them (LF, CR, CR LF).
+    head = bytes(data[:offset])
+    return head.count(b"\n") + head.count(b"\r") - head.count(b"\r\n")
+
+
+def _jelly_chunk(path: str, start: int, end: int, options: StreamOptions, rows_per_frame: int,
+                 segment_size: int, syntax: str | None) -> tuple[bytes, int, int]:
+    """Worker: the text from ``start`` to ``end`` as Jelly frames that start a segment (the
+    stream's options row, when ``start`` is 0); their statements and frames."""
+    from ._ntriples import parse_nquads
+    from .writer import Writer
+    buf = io.BytesIO()
+    writer = Writer(buf, options, rows_per_frame=rows_per_frame, segment_size=segment_size)
+    if start:
+        writer._encoder.start_segment()
+    writer.write_all(parse_nquads(memoryview(_map(path))[start:end], syntax=syntax))
+    writer.close()
+    return buf.getvalue(), writer.statements_written, writer.frames_written
+
+
+def convert_text_to_jelly(path: str, out: BinaryWriter, *, jobs: int, options: StreamOptions,
+                          rows_per_frame: int, segment_size: int, syntax: str | None = None
+                          ) -> tuple[int, int] | None:
+    """Convert the N-Triples / N-Quads file at ``path`` to a Jelly stream with ``options`` in
+    ``out`` with ``jobs`` worker processes: the text is cut at line ends into chunks, each
+    encoded as a segment (and cut into segments of ``segment_size`` statements), concatenated
+    in order; the statements are those a conversion in one process writes.  ``options`` must
+    have a version (no namespaces in text: 1).  Returns ``(statements, frames)``, or None
+    (nothing written) when the text is too small for two chunks or is an RDF message log."""
+    data = _map(path)
+    if not data or data.find(b"@message") >= 0:
+        return None                 # a message log is read in order (convert's NQuadsSource)
+    chunks = _chunks(data, segment_size)
+    if len(chunks) < 2:
+        return None
+    statements = frames = 0
+    with _pool(jobs) as pool:
+        tasks = ((path, start, end, options, rows_per_frame, segment_size, syntax)
+                 for start, end in chunks)
+        results = _in_order(pool, jobs, _jelly_chunk, tasks)
+        for start, _ in chunks:
+            try:
+                data, n, k = next(results)
+            except RdfSyntaxError as exc:
+                # The worker counted lines from its chunk's start.
+                line = exc.line + _lines_before(data, start) if exc.line else exc.line
+                raise RdfSyntaxError(exc.message, offset=exc.offset, frame=exc.frame,
+                                     row=exc.row, line=line) from None
+            out.write(data)
+            statements += n
+            frames += k
+    return statements, frames
+
+
+# --------------------------------------------------------------------- jelly convert --jobs
+
+#: Inputs from this size on are converted with as many worker processes as there are cores,
+#: unless told otherwise: a Jelly file (about half a million statements), a text file.
+AUTO_JOBS_BYTES = {"jelly": 8 << 20, "text": 64 << 20}
+_COMPRESSED = (b"\x1f\x8b", b"\x28\xb5\x2f\xfd")     # gzip, zstd
+
+
+def splittable_path(source: object) -> str | None:
+    """The path of ``source`` if it is a plain file (not stdin, not compressed): only those
+    are read in parts."""
+    if not isinstance(source, (str, os.PathLike)) or os.fspath(source) == "-":
+        return None
+    path = os.fspath(source)
+    try:
+        if not os.path.isfile(path):
+            return None
+        with open(path, "rb") as f:
+            head = f.read(4)
+    except OSError:
+        return None
+    return None if any(head.startswith(m) for m in _COMPRESSED) else path
+
+
+def parallel_formats(input_format: str, output_format: str) -> bool:
+    """Whether ``jelly convert --jobs`` converts between these formats in parts."""
+    return (input_format == "jelly" and output_format in ("nt", "nq")) or \
+        (input_format in ("nt", "nq") and output_format == "jelly")
+
+
+def auto_jobs(path: str | None, input_format: str = "jelly") -> int:
+    """Worker processes for converting the file at ``path`` when not told: every core for a
+    large plain file, else 1."""
+    if path is None:
+        return 1
+    kind = "jelly" if input_format == "jelly" else "text"
+    try:
+        large = os.path.getsize(path) >= AUTO_JOBS_BYTES[kind]
+    except OSError:
+        return 1
+    return available_cores() if large else 1
+
+
+def _first_statement(path: str, syntax: str | None) -> tuple[Any, ...] | None:
+    """The first statement of a text file (from its first MiB), None if there is none there or
+    it does not parse."""
+    from ._ntriples import parse_nquads
+    head = bytes(memoryview(_map(path))[:MIN_CHUNK_BYTES])
+    head = head[:head.rfind(b"\n") + 1] if len(head) == MIN_CHUNK_BYTES else head
+    try:
+        return next(iter(parse_nquads(head, syntax=syntax)), None)
+    except JellyError:
+        return None
+
+
+def convert_file(path: str, out: BinaryWriter, input_format: str, output_format: str, *,
+                 jobs: int, options: StreamOptions | None, fields: dict[str, Any],
+                 rows_per_frame: int, delimited: bool, segment_size: int | None,
+                 syntax: str | None, limits: ReaderLimits | None) -> tuple[int, int] | None:
+    """What :func:`jelly.convert.convert` runs for ``jobs > 1``: the conversion of the plain
+    file at ``path`` in parts, written to ``out``; ``(statements, frames)``, or None (nothing
+    written) when it is to be converted in one process."""
+    if input_format == "jelly":
+        return convert_jelly_to_text(path, out, jobs=jobs, format=output_format, syntax=syntax,
+                                     limits=limits)
+    if not delimited or not segment_size:
+        return None
+    from .convert import jelly_options
+    from .options import PROTOCOL_VERSION_1_0
+    if input_format == "nq":
+        quads = True
+    else:
+        first = _first_statement(path, syntax)
+        if first is None:
+            return None
+        quads = len(first) == 4
+    source = cast("Source", _TextSource(quads))
+    resolved = jelly_options(source, options, fields).replace(version=PROTOCOL_VERSION_1_0)
+    return convert_text_to_jelly(path, out, jobs=jobs, options=resolved,
+                                 rows_per_frame=rows_per_frame, segment_size=segment_size,
+                                 syntax=syntax)
+
+
+@dataclasses.dataclass
+class _TextSource:
+    """What :func:`jelly.convert.jelly_options` needs to know of flat N-Triples / N-Quads."""
+    quads: bool
+    grouped: bool = False
+    options: None = None
