@@ -33,6 +33,8 @@ import io
 import mmap
 import multiprocessing
 import os
+import shutil
+import tempfile
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, cast
 
 from ._decoder import Decoder, Frame
@@ -295,24 +297,48 @@ def _text_terms(syntax: str | None) -> Any:
 
 
 def _text_part(path: str, part: Part, triples_only: bool, syntax: str | None,
-               limits: ReaderLimits) -> tuple[bytes, int, int, int | None]:
-    """Worker: the N-Triples / N-Quads text of a part's verified frames, their statements and
-    frames, and the frame from which the part must be read in order (None: all verified)."""
+               limits: ReaderLimits, directory: str) -> tuple[str, int, int, int | None]:
+    """Worker: the N-Triples / N-Quads text of a part's verified frames, written to a file in
+    ``directory`` (large text crosses no pipe: the main process copies the file in the kernel);
+    that file, their statements and frames, and the frame from which the part must be read in
+    order (None: all verified)."""
     kwargs = dict(terms=_text_terms(syntax), output="lines")
-    texts = []
     statements = frames = 0
     failed = None
-    try:
-        for frame in _verified(_mapped(path), part, limits, True, kwargs):
-            if triples_only and frame.named_graph_statements:
-                failed = frame.index      # the sequential path reports it
-                break
-            texts.append("".join(frame.statements))     # type: ignore[arg-type]
-            statements += frame.statement_count
-            frames += 1
-    except _Unverified as stop:
-        failed = stop.frame
-    return "".join(texts).encode("utf-8"), statements, frames, failed
+    fd, name = tempfile.mkstemp(prefix=f"{part.frame}-", suffix=".part", dir=directory)
+    with open(fd, "wb", buffering=1 << 20) as f:
+        try:
+            for frame in _verified(_mapped(path), part, limits, True, kwargs):
+                if triples_only and frame.named_graph_statements:
+                    failed = frame.index      # the sequential path reports it
+                    break
+                f.write("".join(frame.statements).encode("utf-8"))   # type: ignore[arg-type]
+                statements += frame.statement_count
+                frames += 1
+        except _Unverified as stop:
+            failed = stop.frame
+    return name, statements, frames, failed
+
+
+def _append_file(out: BinaryWriter, name: str) -> None:
+    """Copy the file ``name`` to ``out``: in the kernel (sendfile) when ``out`` is a plain file
+    or pipe, else through a buffer."""
+    with open(name, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        done = 0
+        fd = out.fileno() if isinstance(out, (io.BufferedWriter, io.FileIO)) else None
+        if fd is not None:
+            out.flush()
+            try:
+                while done < size:
+                    sent = os.sendfile(fd, f.fileno(), done, size - done)
+                    if sent == 0:
+                        break
+                    done += sent
+            except OSError:
+                pass                  # not for this output: copy the rest through a buffer
+        f.seek(done)
+        shutil.copyfileobj(f, out, 1 << 20)
 
 
 class _LinesSource:
@@ -339,22 +365,28 @@ def convert_jelly_to_text(path: str, out: BinaryWriter, *, jobs: int, format: st
     statements = frames = 0
     sink = NQuadsSink(out, _LinesSource(), format=format, syntax=syntax)   # type: ignore[arg-type]
     shadow = None           # frames read in order, for the parts that are not self-contained
-    with _pool(jobs) as pool:
-        tasks = ((path, part, format == "nt", syntax, limits) for part in parts)
-        for part, (text, n, k, failed) in zip(parts, _in_order(pool, jobs, _text_part, tasks)):
-            out.write(text)
-            statements += n
-            frames += k
-            if failed is None:
-                continue
-            if shadow is None:
-                shadow = _Sequential(_mapped(path), size, limits, True,
-                                     dict(terms=_text_terms(syntax), output="lines"))
-            for frame in shadow.frames(failed, part.end_frame):
-                sink.write(frame, False)
-                statements += frame.statement_count
-                frames += 1
-            sink.close()        # written out before the next part's text
+    directory = tempfile.mkdtemp(prefix=".jelly-parts-")
+    try:
+        with _pool(jobs) as pool:
+            tasks = ((path, part, format == "nt", syntax, limits, directory) for part in parts)
+            for part, (name, n, k, failed) in zip(parts, _in_order(pool, jobs, _text_part,
+                                                                   tasks)):
+                _append_file(out, name)
+                os.unlink(name)
+                statements += n
+                frames += k
+                if failed is None:
+                    continue
+                if shadow is None:
+                    shadow = _Sequential(_mapped(path), size, limits, True,
+                                         dict(terms=_text_terms(syntax), output="lines"))
+                for frame in shadow.frames(failed, part.end_frame):
+                    sink.write(frame, False)
+                    statements += frame.statement_count
+                    frames += 1
+                sink.close()        # written out before the next part's text
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
     return statements, frames
 
 
