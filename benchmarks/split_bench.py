@@ -222,7 +222,10 @@ def bench_spark(args, files, results) -> None:
         return df.rdd.getNumPartitions(), row["n"], row["h"]
 
     # Two partitions: a part size that cuts at the segment start nearest the middle.
-    starts = [offset for offset, _, _ in jelly.parallel.scan(open(path, "rb").read())[0]]
+    with open(path, "rb") as f:
+        data = f.read()
+    found = jelly.parallel.scan(lambda n, offset: data[offset:offset + n], len(data))
+    starts = [offset for offset, _, _ in found[0]]
     sizes = {"1": size + 1, "2": min(starts[1:], key=lambda o: abs(o - size / 2))}
     seen = {k: read(v) for k, v in sizes.items()}          # warm-up and checks
     times: dict[str, list[float]] = {"1": [], "2": []}

@@ -30,7 +30,6 @@ import concurrent.futures
 import dataclasses
 import functools
 import io
-import mmap
 import multiprocessing
 import os
 import shutil
@@ -50,8 +49,8 @@ if TYPE_CHECKING:
 #: Parts per worker process in a conversion: enough that the workers stay busy while the
 #: results are written in order, few enough that each part holds whole segments.
 PARTS_PER_JOB = 4
-#: A conversion part of a Jelly file is at most this large (its text is 4-8 times larger, and
-#: a few of them are held while they wait for their turn to be written).
+#: A conversion part of a Jelly file is at most this large (its text, 4-8 times larger, waits
+#: in a temporary file for its turn to be written, a few parts per worker at a time).
 MAX_PART_BYTES = 8 << 20
 #: Text input is cut into chunks of about this many bytes at least.
 MIN_CHUNK_BYTES = 1 << 20
@@ -75,17 +74,30 @@ class Part:
 Scan = tuple[list[tuple[int, int, "bytes | None"]], int]
 
 
-def scan(data: Any, limits: ReaderLimits = DEFAULT_LIMITS) -> Scan | None:
-    """The candidate segment starts of a whole delimited Jelly stream in ``data`` (a buffer,
-    e.g. a memory map) and its number of frames; None if it cannot be split (a single-frame
-    file, or not a whole stream: reading it in order reports the problem where it is)."""
-    if not len(data) or not detect_delimited(bytes(data[:3]), True):
+def scan(read_at: Callable[[int, int], bytes], size: int,
+         limits: ReaderLimits = DEFAULT_LIMITS, block: int = 8 << 20) -> Scan | None:
+    """The candidate segment starts of a whole delimited Jelly stream of ``size`` bytes and
+    its number of frames; None if it cannot be split (a single-frame file, or not a whole
+    stream: reading it in order reports the problem where it is).  ``read_at(n, offset)``
+    gives bytes of it: it is read in blocks of ``block`` bytes (memory stays bounded; only the
+    starts of frames are looked at)."""
+    if size == 0 or not detect_delimited(read_at(min(size, 3), 0), True):
         return None
-    try:
-        starts, pos, frames = segment_starts(data, 0, 0, limits.max_frame_size)
-    except JellyError:
-        return None
-    return (starts, frames) if pos == len(data) else None
+    starts: list[tuple[int, int, bytes | None]] = []
+    pos = index = 0
+    while pos < size:
+        data = read_at(min(block, size - pos), pos)
+        try:
+            found, stop, index = segment_starts(data, 0, index, limits.max_frame_size)
+        except JellyError:
+            return None
+        starts.extend((pos + offset, frame, options) for offset, frame, options in found)
+        if stop == 0:
+            if pos + len(data) >= size:
+                return None         # truncated
+            block *= 2              # a frame start longer than a block
+        pos += stop
+    return (starts, index) if pos == size else None
 
 
 def plan(found: Scan, size: int, part_size: int) -> list[Part]:
@@ -269,26 +281,34 @@ def _in_order(pool: concurrent.futures.ProcessPoolExecutor, jobs: int, fn: Calla
             future.cancel()
 
 
-_MAPS: dict[tuple[Any, ...], mmap.mmap | bytes] = {}
+class FileRange(io.RawIOBase):
+    """The bytes ``start`` to ``end`` of a file (read with ``pread``, so several ranges of one
+    open file can be read at a time), as a binary stream."""
+
+    def __init__(self, fd: int, start: int, end: int) -> None:
+        self._fd = fd
+        self._pos = start
+        self._end = end
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        n = min(len(b), self._end - self._pos)
+        if n <= 0:
+            return 0
+        data = os.pread(self._fd, n, self._pos)
+        b[:len(data)] = data
+        self._pos += len(data)
+        return len(data)
 
 
-def _map(path: str) -> mmap.mmap | bytes:
-    """The file at ``path`` mapped into memory; the last file mapped stays mapped, so that a
-    worker maps its input once."""
-    st = os.stat(path)
-    key = (path, st.st_ino, st.st_size, st.st_mtime_ns)
-    mapped = _MAPS.get(key)
-    if mapped is None:
-        with open(path, "rb") as f:
-            mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if st.st_size else b""
-        _MAPS.clear()
-        _MAPS[key] = mapped
-    return mapped
+def _opener(fd: int) -> Opener:
+    return lambda start, end: io.BufferedReader(FileRange(fd, start, end), 1 << 16)
 
 
-def _mapped(path: str) -> Opener:
-    view = memoryview(_map(path))
-    return lambda start, end: view[start:end]
+def _read_at(fd: int) -> Callable[[int, int], bytes]:
+    return lambda n, offset: os.pread(fd, n, offset)
 
 
 def _text_terms(syntax: str | None) -> Any:
@@ -306,9 +326,9 @@ def _text_part(path: str, part: Part, triples_only: bool, syntax: str | None,
     statements = frames = 0
     failed = None
     fd, name = tempfile.mkstemp(prefix=f"{part.frame}-", suffix=".part", dir=directory)
-    with open(fd, "wb", buffering=1 << 20) as f:
+    with open(fd, "wb", buffering=1 << 20) as f, open(path, "rb", buffering=0) as src:
         try:
-            for frame in _verified(_mapped(path), part, limits, True, kwargs):
+            for frame in _verified(_opener(src.fileno()), part, limits, True, kwargs):
                 if triples_only and frame.named_graph_statements:
                     failed = frame.index      # the sequential path reports it
                     break
@@ -326,7 +346,12 @@ def _append_file(out: BinaryWriter, name: str) -> None:
     with open(name, "rb") as f:
         size = os.fstat(f.fileno()).st_size
         done = 0
-        fd = out.fileno() if isinstance(out, (io.BufferedWriter, io.FileIO)) else None
+        fd = None
+        if isinstance(out, (io.BufferedWriter, io.FileIO)):
+            try:
+                fd = out.fileno()
+            except (OSError, ValueError):
+                pass                  # a buffered stream that is not a file
         if fd is not None:
             out.flush()
             try:
@@ -346,26 +371,35 @@ class _LinesSource:
 
 
 def convert_jelly_to_text(path: str, out: BinaryWriter, *, jobs: int, format: str,
-                          syntax: str | None = None, limits: ReaderLimits | None = None
-                          ) -> tuple[int, int] | None:
+                          syntax: str | None = None, limits: ReaderLimits | None = None,
+                          work_dir: str | None = None) -> tuple[int, int] | None:
     """Convert the Jelly file at ``path`` to N-Triples (``format="nt"``) or N-Quads text in
     ``out`` with ``jobs`` worker processes; the text is the same as a conversion in one
-    process writes.  Returns ``(statements, frames)``, or None (nothing written) when the file
+    process writes.  The parts' text waits in a temporary directory in ``work_dir`` (default:
+    the system's).  Returns ``(statements, frames)``, or None (nothing written) when the file
     cannot be split into two parts or more: then convert it in one process."""
     from .convert import NQuadsSink
     limits = limits if limits is not None else DEFAULT_LIMITS
-    view = memoryview(_map(path))
-    size = len(view)
-    found = scan(view, limits)
-    if found is None:
-        return None
+    with open(path, "rb", buffering=0) as src:
+        size = os.fstat(src.fileno()).st_size
+        found = scan(_read_at(src.fileno()), size, limits)
+        if found is None:
+            return None
+        return _jelly_to_text(path, src.fileno(), size, found, out, jobs, format, syntax, limits,
+                              work_dir)
+
+
+def _jelly_to_text(path: str, fd: int, size: int, found: Scan, out: BinaryWriter, jobs: int,
+                   format: str, syntax: str | None, limits: ReaderLimits,
+                   work_dir: str | None) -> tuple[int, int] | None:
+    from .convert import NQuadsSink
     parts = plan(found, size, min(MAX_PART_BYTES, max(1, size // (jobs * PARTS_PER_JOB))))
     if len(parts) < 2:
         return None
     statements = frames = 0
     sink = NQuadsSink(out, _LinesSource(), format=format, syntax=syntax)   # type: ignore[arg-type]
     shadow = None           # frames read in order, for the parts that are not self-contained
-    directory = tempfile.mkdtemp(prefix=".jelly-parts-")
+    directory = tempfile.mkdtemp(prefix=".jelly-parts-", dir=work_dir)
     try:
         with _pool(jobs) as pool:
             tasks = ((path, part, format == "nt", syntax, limits, directory) for part in parts)
@@ -378,7 +412,7 @@ def convert_jelly_to_text(path: str, out: BinaryWriter, *, jobs: int, format: st
                 if failed is None:
                     continue
                 if shadow is None:
-                    shadow = _Sequential(_mapped(path), size, limits, True,
+                    shadow = _Sequential(_opener(fd), size, limits, True,
                                          dict(terms=_text_terms(syntax), output="lines"))
                 for frame in shadow.frames(failed, part.end_frame):
                     sink.write(frame, False)
@@ -390,27 +424,58 @@ def convert_jelly_to_text(path: str, out: BinaryWriter, *, jobs: int, format: st
     return statements, frames
 
 
-def _chunks(data: mmap.mmap | bytes, segment_size: int) -> list[tuple[int, int]]:
+def _chunks(fd: int, size: int, segment_size: int) -> list[tuple[int, int]]:
     """Text cut at line ends into chunks of about ``segment_size`` statements (estimated from
     the first MiB), of at least ``MIN_CHUNK_BYTES``."""
-    size = len(data)
-    head = bytes(data[:MIN_CHUNK_BYTES])
+    head = os.pread(fd, MIN_CHUNK_BYTES, 0)
     per_line = len(head) / max(1, head.count(b"\n"))
     target = max(MIN_CHUNK_BYTES, int(segment_size * per_line))
     cuts = [0]
     while cuts[-1] + target < size:
-        cut = data.find(b"\n", cuts[-1] + target) + 1      # after a line feed: a line end
-        if cut <= 0 or cut >= size:
+        at = cuts[-1] + target
+        while at < size:                # after the next line feed: a line end
+            window = os.pread(fd, 1 << 16, at)
+            i = window.find(b"\n")
+            if i >= 0:
+                at += i + 1
+                break
+            at += len(window)
+        if at >= size:
             break
-        cuts.append(cut)
+        cuts.append(at)
     cuts.append(size)
     return list(zip(cuts, cuts[1:]))
 
 
-def _lines_before(data: mmap.mmap | bytes, offset: int) -> int:
-    # Line ends before offset as the N-Triples parser counts them (LF, CR, CR LF).
-    head = bytes(data[:offset])
-    return head.count(b"\n") + head.count(b"\r") - head.count(b"\r\n")
+def _contains(fd: int, size: int, needle: bytes) -> bool:
+    """Whether the file holds ``needle`` (read in blocks)."""
+    pos = 0
+    tail = b""
+    while pos < size:
+        block = os.pread(fd, min(1 << 20, size - pos), pos)
+        if not block:
+            break
+        if needle in tail + block:
+            return True
+        tail = block[1 - len(needle):]
+        pos += len(block)
+    return False
+
+
+def _lines_before(fd: int, offset: int) -> int:
+    """Line ends before ``offset`` as the N-Triples parser counts them (LF, CR, CR LF)."""
+    lines = pos = 0
+    cr = False
+    while pos < offset:
+        block = os.pread(fd, min(1 << 20, offset - pos), pos)
+        if not block:
+            break
+        lines += block.count(b"\n") + block.count(b"\r") - block.count(b"\r\n")
+        if cr and block[:1] == b"\n":
+            lines -= 1              # a CR LF across two blocks
+        cr = block.endswith(b"\r")
+        pos += len(block)
+    return lines
 
 
 def _jelly_chunk(path: str, start: int, end: int, options: StreamOptions, rows_per_frame: int,
@@ -423,7 +488,8 @@ def _jelly_chunk(path: str, start: int, end: int, options: StreamOptions, rows_p
     writer = Writer(buf, options, rows_per_frame=rows_per_frame, segment_size=segment_size)
     if start:
         writer._encoder.start_segment()
-    writer.write_all(parse_nquads(memoryview(_map(path))[start:end], syntax=syntax))
+    with open(path, "rb", buffering=0) as src:
+        writer.write_all(parse_nquads(FileRange(src.fileno(), start, end), syntax=syntax))
     writer.close()
     return buf.getvalue(), writer.statements_written, writer.frames_written
 
@@ -437,28 +503,30 @@ def convert_text_to_jelly(path: str, out: BinaryWriter, *, jobs: int, options: S
     in order; the statements are those a conversion in one process writes.  ``options`` must
     have a version (no namespaces in text: 1).  Returns ``(statements, frames)``, or None
     (nothing written) when the text is too small for two chunks or is an RDF message log."""
-    data = _map(path)
-    if not data or data.find(b"@message") >= 0:
-        return None                 # a message log is read in order (convert's NQuadsSource)
-    chunks = _chunks(data, segment_size)
-    if len(chunks) < 2:
-        return None
-    statements = frames = 0
-    with _pool(jobs) as pool:
-        tasks = ((path, start, end, options, rows_per_frame, segment_size, syntax)
-                 for start, end in chunks)
-        results = _in_order(pool, jobs, _jelly_chunk, tasks)
-        for start, _ in chunks:
-            try:
-                data, n, k = next(results)
-            except RdfSyntaxError as exc:
-                # The worker counted lines from its chunk's start.
-                line = exc.line + _lines_before(data, start) if exc.line else exc.line
-                raise RdfSyntaxError(exc.message, offset=exc.offset, frame=exc.frame,
-                                     row=exc.row, line=line) from None
-            out.write(data)
-            statements += n
-            frames += k
+    with open(path, "rb", buffering=0) as src:
+        fd = src.fileno()
+        size = os.fstat(fd).st_size
+        if size == 0 or _contains(fd, size, b"@message"):
+            return None             # a message log is read in order (convert's NQuadsSource)
+        chunks = _chunks(fd, size, segment_size)
+        if len(chunks) < 2:
+            return None
+        statements = frames = 0
+        with _pool(jobs) as pool:
+            tasks = ((path, start, end, options, rows_per_frame, segment_size, syntax)
+                     for start, end in chunks)
+            results = _in_order(pool, jobs, _jelly_chunk, tasks)
+            for start, _ in chunks:
+                try:
+                    data, n, k = next(results)
+                except RdfSyntaxError as exc:
+                    # The worker counted lines from its chunk's start.
+                    line = exc.line + _lines_before(fd, start) if exc.line else exc.line
+                    raise RdfSyntaxError(exc.message, offset=exc.offset, frame=exc.frame,
+                                         row=exc.row, line=line) from None
+                out.write(data)
+                statements += n
+                frames += k
     return statements, frames
 
 
@@ -509,7 +577,8 @@ def _first_statement(path: str, syntax: str | None) -> tuple[Any, ...] | None:
     """The first statement of a text file (from its first MiB), None if there is none there or
     it does not parse."""
     from ._ntriples import parse_nquads
-    head = bytes(memoryview(_map(path))[:MIN_CHUNK_BYTES])
+    with open(path, "rb") as f:
+        head = f.read(MIN_CHUNK_BYTES)
     head = head[:head.rfind(b"\n") + 1] if len(head) == MIN_CHUNK_BYTES else head
     try:
         return next(iter(parse_nquads(head, syntax=syntax)), None)
@@ -520,13 +589,15 @@ def _first_statement(path: str, syntax: str | None) -> tuple[Any, ...] | None:
 def convert_file(path: str, out: BinaryWriter, input_format: str, output_format: str, *,
                  jobs: int, options: StreamOptions | None, fields: dict[str, Any],
                  rows_per_frame: int, delimited: bool, segment_size: int | None,
-                 syntax: str | None, limits: ReaderLimits | None) -> tuple[int, int] | None:
+                 syntax: str | None, limits: ReaderLimits | None,
+                 work_dir: str | None = None) -> tuple[int, int] | None:
     """What :func:`jelly.convert.convert` runs for ``jobs > 1``: the conversion of the plain
-    file at ``path`` in parts, written to ``out``; ``(statements, frames)``, or None (nothing
-    written) when it is to be converted in one process."""
+    file at ``path`` in parts, written to ``out`` (temporary files in ``work_dir``, e.g. the
+    output's directory); ``(statements, frames)``, or None (nothing written) when it is to be
+    converted in one process."""
     if input_format == "jelly":
         return convert_jelly_to_text(path, out, jobs=jobs, format=output_format, syntax=syntax,
-                                     limits=limits)
+                                     limits=limits, work_dir=work_dir)
     if not delimited or not segment_size:
         return None
     from .convert import jelly_options

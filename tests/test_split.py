@@ -35,6 +35,11 @@ XSD_INT = "http://www.w3.org/2001/XMLSchema#int"
 
 # ------------------------------------------------------------------------------- helpers
 
+def scan(data, block=8 << 20):
+    return parallel.scan(lambda n, offset: bytes(data[offset:offset + n]), len(data),
+                         block=block)
+
+
 def sequential(data, **kw):
     """Statements (neutral form) of a whole stream read in order, or the error."""
     try:
@@ -46,7 +51,7 @@ def sequential(data, **kw):
 def in_parts(data, *, new_streams=False, part_size=1):
     """The same through jelly.parallel: every part (one per segment start by default) decoded
     on its own, verified, falling back to reading in order."""
-    found = parallel.scan(data)
+    found = scan(data)
     parts = parallel.plan(found, len(data), part_size)
     out = []
     try:
@@ -61,7 +66,7 @@ def in_parts(data, *, new_streams=False, part_size=1):
 
 def verified(data, new_streams=False):
     """Whether every part verifies on its own (no fallback to reading in order)."""
-    parts = parallel.plan(parallel.scan(data), len(data), 1)
+    parts = parallel.plan(scan(data), len(data), 1)
     try:
         for part in parts:
             for _ in parallel._verified(lambda a, b: memoryview(data)[a:b], part,
@@ -326,23 +331,24 @@ def test_the_scan_reads_blocks_and_flags_odd_first_rows():
         assert stop > 0
         pos += stop
     assert got == whole and index == frames
+    assert scan(data, block=5000) == scan(data) == (whole, frames)
     # a truncated file does not scan to its end
-    assert parallel.scan(data[:-3]) is None
+    assert scan(data[:-3]) is None
     # a first row whose winning member is options, after another member, is not a plain
     # segment start: the file is one part
     body = [triple(s=(1, 1), p=(1, 1), o=(1, 1))]
     first = [opts(), prefix(1, EX), name(1, "a")] + body
     odd = stream(first, [triple().SerializeToString() + opts().SerializeToString()] + body)
-    found = parallel.scan(odd)
+    found = scan(odd)
     assert [o is None for _, _, o in found[0]] == [False, True]
     assert len(parallel.plan(found, len(odd), 1)) == 1
     assert in_parts(odd) == sequential(odd) and len(sequential(odd)) == 2
     # options, then another member (which wins): not an options row at all
     other = stream(first, [opts().SerializeToString() + triple(s=(1, 1), p=(1, 1),
                                                                o=(1, 1)).SerializeToString()])
-    assert [o is None for _, _, o in parallel.scan(other)[0]] == [False]
+    assert [o is None for _, _, o in scan(other)[0]] == [False]
     two = stream([opts()], [opts(), opts()])           # two options rows in a frame: fine
-    assert len(parallel.scan(two)[0]) == 2
+    assert len(scan(two)[0]) == 2
 
 
 # ---------------------------------------------------------------------- jelly convert --jobs

@@ -21,7 +21,6 @@ from pyspark.sql.types import (ArrayType, BinaryType, DataType, LongType, MapTyp
                                StructField, StructType)
 
 from .. import parallel
-from .._framing import detect_delimited, segment_starts
 from ..errors import JellyError, JellyOptionsError
 from ..options import DEFAULT_LIMITS, PhysicalStreamType, ReaderLimits
 from ..reader import Reader
@@ -186,25 +185,10 @@ def scan_file(path: str, limits: ReaderLimits = DEFAULT_LIMITS) -> tuple[paralle
         raise JellyError(f"cannot open {path}: {exc}") from None
     with f:
         size = f.size()
-        head = f.read_at(min(size, 4), 0)
-        if size == 0 or head[:2] == b"\x1f\x8b" or not detect_delimited(head[:3], True):
+        if f.read_at(min(size, 2), 0) == b"\x1f\x8b":
             return None
-        starts: list = []
-        pos = index = 0
-        block = _SCAN_BLOCK
-        while pos < size:
-            data = f.read_at(min(block, size - pos), pos)
-            try:
-                found, stop, index = segment_starts(data, 0, index, limits.max_frame_size)
-            except JellyError:
-                return None           # reading the file reports it
-            starts.extend((pos + offset, frame, options) for offset, frame, options in found)
-            if stop == 0:
-                if pos + len(data) >= size:
-                    return None       # truncated
-                block *= 2            # a frame start longer than a block
-            pos += stop
-    return ((starts, index), size) if pos == size else None
+        found = parallel.scan(f.read_at, size, limits, _SCAN_BLOCK)
+    return (found, size) if found is not None else None
 
 
 def file_partitions(path: str, options: ReadOptions) -> list:
