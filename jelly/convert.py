@@ -383,7 +383,8 @@ def convert(source: Input, destination: Output, *,
     if jobs is not None and jobs < 1:
         raise JellyError(f"jobs must be at least 1, not {jobs}")
     if segment_size is not None and segment_size < 1:
-        raise JellyError(f"segment_size must be at least 1 (None: no segments), not {segment_size}")
+        raise JellyError(f"segment_size must be at least 1 (None: no segments), not "
+                         f"{segment_size}")
     to_stdout = isinstance(destination, (str, os.PathLike)) and os.fspath(destination) == "-"
     from . import parallel
     path = parallel.splittable_path(source) if not (messages or migrate) else None

@@ -282,11 +282,12 @@ def _in_order(pool: concurrent.futures.ProcessPoolExecutor, jobs: int, fn: Calla
 
 
 class FileRange(io.RawIOBase):
-    """The bytes ``start`` to ``end`` of a file (read with ``pread``, so several ranges of one
-    open file can be read at a time), as a binary stream."""
+    """The bytes ``start`` to ``end`` of a file, as a binary stream; ``read_at(n, offset)``
+    reads the file (``os.pread`` of a descriptor, ``read_at`` of a pyarrow file), so that
+    several ranges of one open file can be read at a time."""
 
-    def __init__(self, fd: int, start: int, end: int) -> None:
-        self._fd = fd
+    def __init__(self, read_at: Callable[[int, int], bytes], start: int, end: int) -> None:
+        self._read_at = read_at
         self._pos = start
         self._end = end
 
@@ -297,14 +298,15 @@ class FileRange(io.RawIOBase):
         n = min(len(b), self._end - self._pos)
         if n <= 0:
             return 0
-        data = os.pread(self._fd, n, self._pos)
+        data = self._read_at(n, self._pos)
         b[:len(data)] = data
         self._pos += len(data)
         return len(data)
 
 
-def _opener(fd: int) -> Opener:
-    return lambda start, end: io.BufferedReader(FileRange(fd, start, end), 1 << 16)
+def opener(read_at: Callable[[int, int], bytes]) -> Opener:
+    """``open_range`` (see :func:`part_frames`) of a file that ``read_at(n, offset)`` reads."""
+    return lambda start, end: io.BufferedReader(FileRange(read_at, start, end), 1 << 16)
 
 
 def _read_at(fd: int) -> Callable[[int, int], bytes]:
@@ -328,7 +330,7 @@ def _text_part(path: str, part: Part, triples_only: bool, syntax: str | None,
     fd, name = tempfile.mkstemp(prefix=f"{part.frame}-", suffix=".part", dir=directory)
     with open(fd, "wb", buffering=1 << 20) as f, open(path, "rb", buffering=0) as src:
         try:
-            for frame in _verified(_opener(src.fileno()), part, limits, True, kwargs):
+            for frame in _verified(opener(_read_at(src.fileno())), part, limits, True, kwargs):
                 if triples_only and frame.named_graph_statements:
                     failed = frame.index      # the sequential path reports it
                     break
@@ -412,7 +414,7 @@ def _jelly_to_text(path: str, fd: int, size: int, found: Scan, out: BinaryWriter
                 if failed is None:
                     continue
                 if shadow is None:
-                    shadow = _Sequential(_opener(fd), size, limits, True,
+                    shadow = _Sequential(opener(_read_at(fd)), size, limits, True,
                                          dict(terms=_text_terms(syntax), output="lines"))
                 for frame in shadow.frames(failed, part.end_frame):
                     sink.write(frame, False)
@@ -489,7 +491,8 @@ def _jelly_chunk(path: str, start: int, end: int, options: StreamOptions, rows_p
     if start:
         writer._encoder.start_segment()
     with open(path, "rb", buffering=0) as src:
-        writer.write_all(parse_nquads(FileRange(src.fileno(), start, end), syntax=syntax))
+        writer.write_all(parse_nquads(FileRange(_read_at(src.fileno()), start, end),
+                                      syntax=syntax))
     writer.close()
     return buf.getvalue(), writer.statements_written, writer.frames_written
 

@@ -175,7 +175,8 @@ class JellyReader(DataSourceReader):
         return read_file(partition.value, self.options, arrow_schema(self.schema))
 
 
-def scan_file(path: str, limits: ReaderLimits = DEFAULT_LIMITS) -> tuple[parallel.Scan, int] | None:
+def scan_file(path: str, limits: ReaderLimits = DEFAULT_LIMITS
+              ) -> tuple[parallel.Scan, int] | None:
     """The segment starts and frame count of a delimited, uncompressed Jelly file and its size
     (read in blocks; only the frames' starts are looked at), or None if it cannot be split."""
     fs, inner = _fs.filesystem(path)
@@ -206,21 +207,6 @@ def file_partitions(path: str, options: ReadOptions) -> list:
     return [path] if len(parts) < 2 else [(path, part) for part in parts]
 
 
-class _Range:
-    """The bytes ``start`` to ``end`` of a random-access file, as a binary stream."""
-
-    def __init__(self, f, start: int, end: int) -> None:
-        self._f = f
-        self._pos = start
-        self._end = end
-
-    def read(self, n: int = -1) -> bytes:
-        n = self._end - self._pos if n < 0 else min(n, self._end - self._pos)
-        data = self._f.read_at(n, self._pos) if n > 0 else b""
-        self._pos += len(data)
-        return data
-
-
 def read_part(path: str, part: parallel.Part, options: ReadOptions, schema) -> Iterator:
     """Record batches of one part of a segmented file (the rows a read of the whole file gives
     for it: see :func:`jelly.parallel.part_frames`)."""
@@ -230,17 +216,20 @@ def read_part(path: str, part: parallel.Part, options: ReadOptions, schema) -> I
     except (OSError, ValueError) as exc:
         raise JellyError(f"cannot open {path}: {exc}") from None
     with f:
-        layout = options.terms
-        frames = parallel.part_frames(
-            lambda start, end: _Range(f, start, end), part, limits=options.limits,
-            strict=options.strict, terms="nt" if layout == "nt" else "native",
-            output="columns")
-        convert = _arrow.frame_batches if options.rows == "frames" else _arrow.statement_batches
-        try:
-            yield from convert(frames, schema, layout, options.batch_rows, path)
-        except JellyError as exc:
-            raise type(exc)(f"{path}: {exc.message}", offset=exc.offset, frame=exc.frame,
-                            row=exc.row, line=exc.line) from None
+        yield from _batches(parallel.part_frames(
+            parallel.opener(f.read_at), part, limits=options.limits, strict=options.strict,
+            terms="nt" if options.terms == "nt" else "native", output="columns"),
+            options, schema, path)
+
+
+def _batches(frames, options: ReadOptions, schema, path: str) -> Iterator:
+    """Record batches of decoded frames (column output); errors name the file."""
+    convert = _arrow.frame_batches if options.rows == "frames" else _arrow.statement_batches
+    try:
+        yield from convert(frames, schema, options.terms, options.batch_rows, path)
+    except JellyError as exc:
+        raise type(exc)(f"{path}: {exc.message}", offset=exc.offset, frame=exc.frame,
+                        row=exc.row, line=exc.line) from None
 
 
 def read_file(path: str, options: ReadOptions, schema) -> Iterator:
@@ -254,12 +243,7 @@ def read_file(path: str, options: ReadOptions, schema) -> Iterator:
     with stream:
         frames = Reader(stream, limits=options.limits, strict=options.strict,
                         terms="nt" if layout == "nt" else "native", output="columns").frames()
-        convert = _arrow.frame_batches if options.rows == "frames" else _arrow.statement_batches
-        try:
-            yield from convert(frames, schema, layout, options.batch_rows, path)
-        except JellyError as exc:
-            raise type(exc)(f"{path}: {exc.message}", offset=exc.offset, frame=exc.frame,
-                            row=exc.row, line=exc.line) from None
+        yield from _batches(frames, options, schema, path)
 
 
 # ------------------------------------------------------------------------------- writing
