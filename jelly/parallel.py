@@ -263,21 +263,40 @@ def _pool(jobs: int) -> concurrent.futures.ProcessPoolExecutor:
                                                   mp_context=multiprocessing.get_context(method))
 
 
-def _in_order(pool: concurrent.futures.ProcessPoolExecutor, jobs: int, fn: Callable[..., Any],
-              tasks: Iterable[tuple[Any, ...]]) -> Iterator[Any]:
-    """``fn(*task)`` for each task in worker processes, results in task order; at most a few
-    tasks per worker wait or run at a time (memory stays bounded)."""
-    waiting: collections.deque[concurrent.futures.Future[Any]] = collections.deque()
-    it = iter(tasks)
-    try:
-        for task in it:
-            waiting.append(pool.submit(fn, *task))
-            if len(waiting) >= 2 * jobs:
-                yield waiting.popleft().result()
-        while waiting:
-            yield waiting.popleft().result()
-    finally:
-        for future in waiting:
+class _InOrder:
+    """``fn(*task)`` for each task in worker processes, results in task order; at most two
+    tasks per worker wait or run at a time (memory stays bounded).  The first are submitted
+    at once, so the caller can do other work while they run."""
+
+    def __init__(self, pool: concurrent.futures.ProcessPoolExecutor, jobs: int,
+                 fn: Callable[..., Any], tasks: Iterable[tuple[Any, ...]]) -> None:
+        self._pool = pool
+        self._fn = fn
+        self._limit = 2 * jobs
+        self._tasks = iter(tasks)
+        self._waiting: collections.deque[concurrent.futures.Future[Any]] = collections.deque()
+        self._fill()
+
+    def _fill(self) -> None:
+        while len(self._waiting) < self._limit:
+            task = next(self._tasks, None)
+            if task is None:
+                return
+            self._waiting.append(self._pool.submit(self._fn, *task))
+
+    def __iter__(self) -> _InOrder:
+        return self
+
+    def __next__(self) -> Any:
+        if not self._waiting:
+            raise StopIteration
+        result = self._waiting.popleft().result()
+        self._fill()
+        return result
+
+    def cancel(self) -> None:
+        """Drop the tasks that have not started (when the caller gives up)."""
+        for future in self._waiting:
             future.cancel()
 
 
@@ -404,9 +423,9 @@ def _jelly_to_text(path: str, fd: int, size: int, found: Scan, out: BinaryWriter
     directory = tempfile.mkdtemp(prefix=".jelly-parts-", dir=work_dir)
     try:
         with _pool(jobs) as pool:
-            tasks = ((path, part, format == "nt", syntax, limits, directory) for part in parts)
-            for part, (name, n, k, failed) in zip(parts, _in_order(pool, jobs, _text_part,
-                                                                   tasks)):
+            results = _InOrder(pool, jobs, _text_part, ((path, part, format == "nt", syntax,
+                                                          limits, directory) for part in parts))
+            for part, (name, n, k, failed) in zip(parts, results):
                 _append_file(out, name)
                 os.unlink(name)
                 statements += n
@@ -450,17 +469,19 @@ def _chunks(fd: int, size: int, segment_size: int) -> list[tuple[int, int]]:
 
 
 def _contains(fd: int, size: int, needle: bytes) -> bool:
-    """Whether the file holds ``needle`` (read in blocks)."""
+    """Whether the file holds ``needle`` (read in blocks into one buffer)."""
+    buf = bytearray(1 << 20)
+    view = memoryview(buf)
     pos = 0
-    tail = b""
     while pos < size:
-        block = os.pread(fd, min(1 << 20, size - pos), pos)
-        if not block:
-            break
-        if needle in tail + block:
+        n = os.preadv(fd, [view], pos)
+        if n <= 0:
+            return False
+        if buf.find(needle, 0, n) >= 0:
             return True
-        tail = block[1 - len(needle):]
-        pos += len(block)
+        if pos + n >= size:
+            return False
+        pos += n - (len(needle) - 1)        # blocks overlap: a needle across two is seen
     return False
 
 
@@ -509,27 +530,34 @@ def convert_text_to_jelly(path: str, out: BinaryWriter, *, jobs: int, options: S
     with open(path, "rb", buffering=0) as src:
         fd = src.fileno()
         size = os.fstat(fd).st_size
-        if size == 0 or _contains(fd, size, b"@message"):
-            return None             # a message log is read in order (convert's NQuadsSource)
+        if size == 0:
+            return None
         chunks = _chunks(fd, size, segment_size)
         if len(chunks) < 2:
             return None
         statements = frames = 0
         with _pool(jobs) as pool:
-            tasks = ((path, start, end, options, rows_per_frame, segment_size, syntax)
-                     for start, end in chunks)
-            results = _in_order(pool, jobs, _jelly_chunk, tasks)
-            for start, _ in chunks:
-                try:
-                    data, n, k = next(results)
-                except RdfSyntaxError as exc:
-                    # The worker counted lines from its chunk's start.
-                    line = exc.line + _lines_before(fd, start) if exc.line else exc.line
-                    raise RdfSyntaxError(exc.message, offset=exc.offset, frame=exc.frame,
-                                         row=exc.row, line=line) from None
-                out.write(data)
-                statements += n
-                frames += k
+            results = _InOrder(pool, jobs, _jelly_chunk, (
+                (path, start, end, options, rows_per_frame, segment_size, syntax)
+                for start, end in chunks))
+            try:
+                # The workers start on the first chunks while the text is searched for
+                # message delimiters (a message log is read in order: convert's NQuadsSource).
+                if _contains(fd, size, b"@message"):
+                    return None
+                for start, _ in chunks:
+                    try:
+                        data, n, k = next(results)
+                    except RdfSyntaxError as exc:
+                        # The worker counted lines from its chunk's start.
+                        line = exc.line + _lines_before(fd, start) if exc.line else exc.line
+                        raise RdfSyntaxError(exc.message, offset=exc.offset, frame=exc.frame,
+                                             row=exc.row, line=line) from None
+                    out.write(data)
+                    statements += n
+                    frames += k
+            finally:
+                results.cancel()
     return statements, frames
 
 

@@ -10,6 +10,7 @@ all, and an abort deletes them.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import gzip
 import uuid
 from typing import Iterator, List, Optional
@@ -180,12 +181,20 @@ def scan_file(path: str, limits: ReaderLimits = DEFAULT_LIMITS
     """The segment starts and frame count of a delimited, uncompressed Jelly file and its size
     (read in blocks; only the frames' starts are looked at), or None if it cannot be split."""
     fs, inner = _fs.filesystem(path)
+    info = fs.get_file_info(inner)
+    return _scan(path, info.size, info.mtime_ns, limits)
+
+
+@functools.lru_cache(maxsize=256)
+def _scan(path: str, size: int, mtime_ns: int | None, limits: ReaderLimits
+          ) -> tuple[parallel.Scan, int] | None:
+    # Per version of a file: a query plans its partitions more than once.
+    fs, inner = _fs.filesystem(path)
     try:
         f = fs.open_input_file(inner)
     except (OSError, ValueError) as exc:
         raise JellyError(f"cannot open {path}: {exc}") from None
     with f:
-        size = f.size()
         if f.read_at(min(size, 2), 0) == b"\x1f\x8b":
             return None
         found = parallel.scan(f.read_at, size, limits, _SCAN_BLOCK)
