@@ -394,12 +394,10 @@ def convert(source: Input, destination: Output, *,
         out = None
         if jobs > 1 and path is not None and parallel.parallel_formats(in_fmt.name, out_fmt.name):
             out = stack.enter_context(open_output(destination))
-            work_dir = None if to_stdout or not isinstance(destination, (str, os.PathLike)) \
-                else os.path.dirname(os.path.abspath(destination))
             done = parallel.convert_file(
                 path, out, in_fmt.name, out_fmt.name, jobs=jobs, options=options,
                 fields=writer_fields, rows_per_frame=rows_per_frame, delimited=delimited,
-                segment_size=segment_size, syntax=out_syntax, limits=limits, work_dir=work_dir)
+                segment_size=segment_size, syntax=out_syntax, limits=limits)
             if done is not None:
                 return Result(*done)
         stream = stack.enter_context(open_input(source))

@@ -31,9 +31,9 @@ import dataclasses
 import functools
 import io
 import multiprocessing
+import multiprocessing.connection
 import os
-import shutil
-import tempfile
+import stat
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, cast
 
 from ._decoder import Decoder, Frame
@@ -46,11 +46,11 @@ if TYPE_CHECKING:
     from .convert import Source
     from .io import BinaryWriter
 
-#: Parts per worker process in a conversion: enough that the workers stay busy while the
-#: results are written in order, few enough that each part holds whole segments.
-PARTS_PER_JOB = 4
-#: A conversion part of a Jelly file is at most this large (its text, 4-8 times larger, waits
-#: in a temporary file for its turn to be written, a few parts per worker at a time).
+#: Parts per worker process in a conversion: enough that the workers finish at about the same
+#: time, few enough that each part holds whole segments.
+PARTS_PER_JOB = 8
+#: A conversion part of a Jelly file is at most this large (a worker holds the text of two,
+#: 4-8 times larger, until it is their turn to be written).
 MAX_PART_BYTES = 8 << 20
 #: Text input is cut into chunks of about this many bytes at least.
 MIN_CHUNK_BYTES = 1 << 20
@@ -256,11 +256,14 @@ def available_cores() -> int:
         return os.cpu_count() or 1
 
 
-def _pool(jobs: int) -> concurrent.futures.ProcessPoolExecutor:
+def _start_method() -> str:
     # fork: the workers start at once with jelly already imported.
-    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    return concurrent.futures.ProcessPoolExecutor(jobs,
-                                                  mp_context=multiprocessing.get_context(method))
+    return "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+
+
+def _pool(jobs: int) -> concurrent.futures.ProcessPoolExecutor:
+    return concurrent.futures.ProcessPoolExecutor(
+        jobs, mp_context=multiprocessing.get_context(_start_method()))
 
 
 class _InOrder:
@@ -337,54 +340,100 @@ def _text_terms(syntax: str | None) -> Any:
     return NTriplesTerms(syntax=syntax) if syntax else "nt"
 
 
-def _text_part(path: str, part: Part, triples_only: bool, syntax: str | None,
-               limits: ReaderLimits, directory: str) -> tuple[str, int, int, int | None]:
-    """Worker: the N-Triples / N-Quads text of a part's verified frames, written to a file in
-    ``directory`` (large text crosses no pipe: the main process copies the file in the kernel);
-    that file, their statements and frames, and the frame from which the part must be read in
-    order (None: all verified)."""
+def _text_worker(conn: Any, path: str, fd_out: int | None, triples_only: bool,
+                 syntax: str | None, limits: ReaderLimits) -> None:
+    """A worker process of Jelly to text.  It decodes the parts it is sent, in order, and
+    reports the size of each part's text (and the frame from which the part must be read in
+    order, if verification failed); then it is told where the text goes: an offset of the
+    output file, where it writes the text itself (``pwrite``: the text is written once, by the
+    workers in parallel), or -1: back through the pipe (an output that is not a plain file)."""
     kwargs = dict(terms=_text_terms(syntax), output="lines")
-    statements = frames = 0
-    failed = None
-    fd, name = tempfile.mkstemp(prefix=f"{part.frame}-", suffix=".part", dir=directory)
-    with open(fd, "wb", buffering=1 << 20) as f, open(path, "rb", buffering=0) as src:
+    waiting: collections.deque[list[bytes]] = collections.deque()
+    try:
+        with open(path, "rb", buffering=0) as src:
+            open_range = opener(_read_at(src.fileno()))
+            for msg in iter(conn.recv, None):
+                if isinstance(msg, Part):
+                    texts: list[bytes] = []
+                    size = statements = frames = 0
+                    failed = None
+                    try:
+                        for frame in _verified(open_range, msg, limits, True, kwargs):
+                            if triples_only and frame.named_graph_statements:
+                                failed = frame.index      # the sequential path reports it
+                                break
+                            lines: list[str] = frame.statements  # type: ignore[assignment]
+                            texts.append("".join(lines).encode("utf-8"))
+                            size += len(texts[-1])
+                            statements += frame.statement_count
+                            frames += 1
+                    except _Unverified as stop:
+                        failed = stop.frame
+                    waiting.append(texts)
+                    conn.send(("size", size, statements, frames, failed))
+                elif msg < 0:
+                    conn.send(("text", b"".join(waiting.popleft())))
+                else:
+                    assert fd_out is not None
+                    for data in waiting.popleft():
+                        view = memoryview(data)
+                        while view:
+                            n = os.pwrite(fd_out, view, msg)
+                            view = view[n:]
+                            msg += n
+    except BaseException as exc:           # the main process raises it
+        conn.send(("error", exc))
         try:
-            for frame in _verified(opener(_read_at(src.fileno())), part, limits, True, kwargs):
-                if triples_only and frame.named_graph_statements:
-                    failed = frame.index      # the sequential path reports it
-                    break
-                f.write("".join(frame.statements).encode("utf-8"))   # type: ignore[arg-type]
-                statements += frame.statement_count
-                frames += 1
-        except _Unverified as stop:
-            failed = stop.frame
-    return name, statements, frames, failed
+            for _ in iter(conn.recv, None):     # until the main process lets go
+                pass
+        except (EOFError, OSError):
+            pass
 
 
-def _append_file(out: BinaryWriter, name: str) -> None:
-    """Copy the file ``name`` to ``out``: in the kernel (sendfile) when ``out`` is a plain file
-    or pipe, else through a buffer."""
-    with open(name, "rb") as f:
-        size = os.fstat(f.fileno()).st_size
-        done = 0
-        fd = None
-        if isinstance(out, (io.BufferedWriter, io.FileIO)):
-            try:
-                fd = out.fileno()
-            except (OSError, ValueError):
-                pass                  # a buffered stream that is not a file
-        if fd is not None:
-            out.flush()
-            try:
-                while done < size:
-                    sent = os.sendfile(fd, f.fileno(), done, size - done)
-                    if sent == 0:
-                        break
-                    done += sent
-            except OSError:
-                pass                  # not for this output: copy the rest through a buffer
-        f.seek(done)
-        shutil.copyfileobj(f, out, 1 << 20)
+class _Worker:
+    """A worker process and its end of the pipe; the parts it holds, in order."""
+
+    def __init__(self, ctx: Any, args: tuple[Any, ...]) -> None:
+        self.conn, child = ctx.Pipe()
+        self.process = ctx.Process(target=_text_worker, args=(child,) + args, daemon=True)
+        self.process.start()
+        child.close()
+        self.parts: collections.deque[int] = collections.deque()
+
+    def recv(self) -> Any:
+        try:
+            msg = self.conn.recv()
+        except (EOFError, OSError):
+            raise JellyError(f"a worker process ended (exit status "
+                             f"{self.process.exitcode})") from None
+        if msg[0] == "error":
+            raise msg[1]
+        return msg
+
+    def send(self, msg: Any) -> None:
+        try:
+            self.conn.send(msg)
+        except OSError:                 # it has ended: it said why, or recv says it
+            while self.conn.poll():
+                self.recv()
+            self.recv()
+
+
+def _placeable(out: BinaryWriter, method: str) -> int | None:
+    """The descriptor of ``out`` if the workers can write into it at offsets: a plain file
+    (not opened for appending) of a process they were forked from."""
+    if method != "fork" or not isinstance(out, (io.BufferedWriter, io.FileIO)):
+        return None
+    try:
+        fd = out.fileno()
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        import fcntl
+        if fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_APPEND:
+            return None
+    except (OSError, ValueError, ImportError):
+        return None
+    return fd
 
 
 class _LinesSource:
@@ -392,56 +441,98 @@ class _LinesSource:
 
 
 def convert_jelly_to_text(path: str, out: BinaryWriter, *, jobs: int, format: str,
-                          syntax: str | None = None, limits: ReaderLimits | None = None,
-                          work_dir: str | None = None) -> tuple[int, int] | None:
+                          syntax: str | None = None, limits: ReaderLimits | None = None
+                          ) -> tuple[int, int] | None:
     """Convert the Jelly file at ``path`` to N-Triples (``format="nt"``) or N-Quads text in
     ``out`` with ``jobs`` worker processes; the text is the same as a conversion in one
-    process writes.  The parts' text waits in a temporary directory in ``work_dir`` (default:
-    the system's).  Returns ``(statements, frames)``, or None (nothing written) when the file
+    process writes.  Returns ``(statements, frames)``, or None (nothing written) when the file
     cannot be split into two parts or more: then convert it in one process."""
-    from .convert import NQuadsSink
     limits = limits if limits is not None else DEFAULT_LIMITS
     with open(path, "rb", buffering=0) as src:
         size = os.fstat(src.fileno()).st_size
         found = scan(_read_at(src.fileno()), size, limits)
         if found is None:
             return None
-        return _jelly_to_text(path, src.fileno(), size, found, out, jobs, format, syntax, limits,
-                              work_dir)
+        parts = plan(found, size, min(MAX_PART_BYTES, max(1, size // (jobs * PARTS_PER_JOB))))
+        if len(parts) < 2:
+            return None
+        return _jelly_to_text(path, src.fileno(), size, parts, out, jobs, format, syntax,
+                              limits)
 
 
-def _jelly_to_text(path: str, fd: int, size: int, found: Scan, out: BinaryWriter, jobs: int,
-                   format: str, syntax: str | None, limits: ReaderLimits,
-                   work_dir: str | None) -> tuple[int, int] | None:
+def _jelly_to_text(path: str, fd: int, size: int, parts: list[Part], out: BinaryWriter,
+                   jobs: int, format: str, syntax: str | None, limits: ReaderLimits
+                   ) -> tuple[int, int]:
     from .convert import NQuadsSink
-    parts = plan(found, size, min(MAX_PART_BYTES, max(1, size // (jobs * PARTS_PER_JOB))))
-    if len(parts) < 2:
-        return None
-    statements = frames = 0
+    method = _start_method()
+    ctx = multiprocessing.get_context(method)
+    fd_out = _placeable(out, method)
+    out.flush()
+    offset = out.tell() if fd_out is not None else 0       # type: ignore[attr-defined]
     sink = NQuadsSink(out, _LinesSource(), format=format, syntax=syntax)   # type: ignore[arg-type]
     shadow = None           # frames read in order, for the parts that are not self-contained
-    directory = tempfile.mkdtemp(prefix=".jelly-parts-", dir=work_dir)
+    workers = [_Worker(ctx, (path, fd_out, format == "nt", syntax, limits))
+               for _ in range(min(jobs, len(parts)))]
+    statements = frames = 0
     try:
-        with _pool(jobs) as pool:
-            results = _InOrder(pool, jobs, _text_part, ((path, part, format == "nt", syntax,
-                                                          limits, directory) for part in parts))
-            for part, (name, n, k, failed) in zip(parts, results):
-                _append_file(out, name)
-                os.unlink(name)
-                statements += n
-                frames += k
-                if failed is None:
-                    continue
+        sent = 0
+        for _ in range(2):                  # two parts ahead per worker
+            for w in workers:
+                if sent < len(parts):
+                    w.send(parts[sent])
+                    w.parts.append(sent)
+                    sent += 1
+        reports: dict[int, tuple[Any, _Worker]] = {}
+        for k, part in enumerate(parts):
+            while k not in reports:         # the sizes of the parts, as they come
+                for conn in multiprocessing.connection.wait([w.conn for w in workers]):
+                    w = next(w for w in workers if w.conn is conn)
+                    reports[w.parts.popleft()] = (w.recv(), w)
+            (_, length, n, m, failed), w = reports.pop(k)
+            if fd_out is not None:
+                w.send(offset)
+            else:
+                w.send(-1)
+                while True:                 # its text; size reports may come first
+                    msg = w.recv()
+                    if msg[0] == "text":
+                        out.write(msg[1])
+                        break
+                    reports[w.parts.popleft()] = (msg, w)
+            offset += length
+            statements += n
+            frames += m
+            if sent < len(parts):
+                w.send(parts[sent])
+                w.parts.append(sent)
+                sent += 1
+            if failed is not None:
                 if shadow is None:
                     shadow = _Sequential(opener(_read_at(fd)), size, limits, True,
                                          dict(terms=_text_terms(syntax), output="lines"))
+                if fd_out is not None:
+                    out.seek(offset)                                # type: ignore[attr-defined]
                 for frame in shadow.frames(failed, part.end_frame):
                     sink.write(frame, False)
                     statements += frame.statement_count
                     frames += 1
-                sink.close()        # written out before the next part's text
+                sink.close()
+                if fd_out is not None:
+                    offset = out.tell()                             # type: ignore[attr-defined]
+        for w in workers:
+            w.send(None)
+        for w in workers:
+            w.process.join()
+            if w.process.exitcode:
+                raise JellyError(f"a worker process failed (exit status {w.process.exitcode})")
+        if fd_out is not None:
+            out.seek(offset)                                        # type: ignore[attr-defined]
     finally:
-        shutil.rmtree(directory, ignore_errors=True)
+        for w in workers:
+            if w.process.is_alive():
+                w.process.terminate()
+                w.process.join()
+            w.conn.close()
     return statements, frames
 
 
@@ -620,15 +711,13 @@ def _first_statement(path: str, syntax: str | None) -> tuple[Any, ...] | None:
 def convert_file(path: str, out: BinaryWriter, input_format: str, output_format: str, *,
                  jobs: int, options: StreamOptions | None, fields: dict[str, Any],
                  rows_per_frame: int, delimited: bool, segment_size: int | None,
-                 syntax: str | None, limits: ReaderLimits | None,
-                 work_dir: str | None = None) -> tuple[int, int] | None:
+                 syntax: str | None, limits: ReaderLimits | None) -> tuple[int, int] | None:
     """What :func:`jelly.convert.convert` runs for ``jobs > 1``: the conversion of the plain
-    file at ``path`` in parts, written to ``out`` (temporary files in ``work_dir``, e.g. the
-    output's directory); ``(statements, frames)``, or None (nothing written) when it is to be
-    converted in one process."""
+    file at ``path`` in parts, written to ``out``; ``(statements, frames)``, or None (nothing
+    written) when it is to be converted in one process."""
     if input_format == "jelly":
         return convert_jelly_to_text(path, out, jobs=jobs, format=output_format, syntax=syntax,
-                                     limits=limits, work_dir=work_dir)
+                                     limits=limits)
     if not delimited or not segment_size:
         return None
     from .convert import jelly_options

@@ -399,6 +399,24 @@ def test_convert_jobs_reports_errors_as_one_job_does(tmp_path):
     assert _convert(tmp_path, bad, "out.jelly", 2) == one
 
 
+@pytest.mark.parametrize("case", ["name id 0", "graphs"])
+def test_jobs_to_an_output_that_is_not_a_plain_file(tmp_path, case):
+    """Workers write their text into a plain output file at its place; any other output (a
+    pipe, a compressed file, a buffer) gets the text through the main process, the same."""
+    if case == "graphs":            # a graph goes on across a segment start
+        data = stream(GRAPHS_HEAD, [opts(3), prefix(1, EX), name(1, "a"),
+                                    triple(s=(1, 1), p=(1, 1), o=(1, 1))])
+    else:
+        data = crafted(case) + stream(SELF_CONTAINED) * 3
+    src = tmp_path / "in.jelly"
+    src.write_bytes(data)
+    one = _convert(tmp_path, src, "out.nq", 1)
+    buf = io.BytesIO()
+    done = parallel.convert_jelly_to_text(str(src), buf, jobs=2, format="nq")
+    assert done == (one[1].statements, one[1].frames)
+    assert buf.getvalue() == one[0]
+
+
 @pytest.fixture
 def small_chunks(monkeypatch):
     """Text cut into chunks of a few statements, so that small inputs run in parts."""
