@@ -593,20 +593,21 @@ def _lines_before(fd: int, offset: int) -> int:
 
 
 def _jelly_chunk(path: str, start: int, end: int, options: StreamOptions, rows_per_frame: int,
-                 segment_size: int, syntax: str | None) -> tuple[bytes, int, int]:
+                 segment_size: int, syntax: str | None) -> tuple[bytes, int, int, bool]:
     """Worker: the text from ``start`` to ``end`` as Jelly frames that start a segment (the
-    stream's options row, when ``start`` is 0); their statements and frames."""
-    from ._ntriples import parse_nquads
+    stream's options row, when ``start`` is 0); their statements and frames, and whether the
+    text holds a message delimiter (then the rest is not encoded)."""
+    from ._ntriples import MESSAGE, parse_nquads
     from .writer import Writer
     buf = io.BytesIO()
     writer = Writer(buf, options, rows_per_frame=rows_per_frame, segment_size=segment_size)
     if start:
         writer._encoder.start_segment()
     with open(path, "rb", buffering=0) as src:
-        writer.write_all(parse_nquads(FileRange(_read_at(src.fileno()), start, end),
-                                      syntax=syntax))
+        message = writer.write_until(parse_nquads(FileRange(_read_at(src.fileno()), start, end),
+                                                  messages=True, syntax=syntax), MESSAGE)
     writer.close()
-    return buf.getvalue(), writer.statements_written, writer.frames_written
+    return buf.getvalue(), writer.statements_written, writer.frames_written, message
 
 
 def convert_text_to_jelly(path: str, out: BinaryWriter, *, jobs: int, options: StreamOptions,
@@ -617,7 +618,8 @@ def convert_text_to_jelly(path: str, out: BinaryWriter, *, jobs: int, options: S
     encoded as a segment (and cut into segments of ``segment_size`` statements), concatenated
     in order; the statements are those a conversion in one process writes.  ``options`` must
     have a version (no namespaces in text: 1).  Returns ``(statements, frames)``, or None
-    (nothing written) when the text is too small for two chunks or is an RDF message log."""
+    (nothing written) when the text is too small for two chunks or is an RDF message log:
+    then convert it in one process."""
     with open(path, "rb", buffering=0) as src:
         fd = src.fileno()
         size = os.fstat(fd).st_size
@@ -626,24 +628,33 @@ def convert_text_to_jelly(path: str, out: BinaryWriter, *, jobs: int, options: S
         chunks = _chunks(fd, size, segment_size)
         if len(chunks) < 2:
             return None
+        # A message log (a '# @message' line anywhere) is read in order (convert's
+        # NQuadsSource).  The workers see the delimiters; an output that can be taken back is
+        # emptied when one does, any other is searched first.
+        begin = None
+        if _placeable(out, "fork") is not None:
+            out.flush()
+            begin = out.tell()                                      # type: ignore[attr-defined]
+        elif _contains(fd, size, b"@message"):
+            return None
         statements = frames = 0
         with _pool(jobs) as pool:
             results = _InOrder(pool, jobs, _jelly_chunk, (
                 (path, start, end, options, rows_per_frame, segment_size, syntax)
                 for start, end in chunks))
             try:
-                # The workers start on the first chunks while the text is searched for
-                # message delimiters (a message log is read in order: convert's NQuadsSource).
-                if _contains(fd, size, b"@message"):
-                    return None
                 for start, _ in chunks:
                     try:
-                        data, n, k = next(results)
+                        data, n, k, message = next(results)
                     except RdfSyntaxError as exc:
                         # The worker counted lines from its chunk's start.
                         line = exc.line + _lines_before(fd, start) if exc.line else exc.line
                         raise RdfSyntaxError(exc.message, offset=exc.offset, frame=exc.frame,
                                              row=exc.row, line=line) from None
+                    if message and begin is not None:
+                        out.seek(begin)                             # type: ignore[attr-defined]
+                        out.truncate()                              # type: ignore[attr-defined]
+                        return None
                     out.write(data)
                     statements += n
                     frames += k

@@ -479,6 +479,12 @@ def test_text_to_jelly_in_parts(tmp_path, small_chunks):
     assert parallel.convert_file(str(log), io.BytesIO(), "nq", "jelly", jobs=2, options=None,
                                  fields={}, rows_per_frame=1024, delimited=True,
                                  segment_size=100, syntax=None, limits=None) is None
+    # ... also when the delimiter comes late, and the parts written so far are taken back
+    late = tmp_path / "late.nq"
+    late.write_text("".join(lines[:400]) + "# @message\n" + "".join(lines[400:]),
+                    encoding="utf-8")
+    one = _convert(tmp_path, late, "late.jelly", 1, segment_size=50, rows_per_frame=16)
+    assert _convert(tmp_path, late, "late.jelly", 2, segment_size=50, rows_per_frame=16) == one
 
 
 def test_jobs_need_a_plain_file(tmp_path):
