@@ -48,9 +48,9 @@ if TYPE_CHECKING:
 
 #: Parts per worker process in a conversion: enough that the workers finish at about the same
 #: time, few enough that each part holds whole segments.
-PARTS_PER_JOB = 8
-#: A conversion part of a Jelly file is at most this large (a worker holds the text of two,
-#: 4-8 times larger, until it is their turn to be written).
+PARTS_PER_JOB = 10
+#: A conversion part of a Jelly file is at most this large (a worker holds its text, 4-8 times
+#: larger, until it is its turn to be written).
 MAX_PART_BYTES = 8 << 20
 #: Text input is cut into chunks of about this many bytes at least.
 MIN_CHUNK_BYTES = 1 << 20
@@ -74,7 +74,7 @@ class Part:
 Scan = tuple[list[tuple[int, int, "bytes | None"]], int]
 
 
-def scan(read_at: Callable[[int, int], bytes], size: int,
+def scan(read_at: Callable[[int, int], Any], size: int,
          limits: ReaderLimits = DEFAULT_LIMITS, block: int = 8 << 20) -> Scan | None:
     """The candidate segment starts of a whole delimited Jelly stream of ``size`` bytes and
     its number of frames; None if it cannot be split (a single-frame file, or not a whole
@@ -335,9 +335,44 @@ def _read_at(fd: int) -> Callable[[int, int], bytes]:
     return lambda n, offset: os.pread(fd, n, offset)
 
 
+def _blocks_at(fd: int) -> Callable[[int, int], memoryview]:
+    """``read_at`` for :func:`scan`: every block read into the same buffer (a scan looks at
+    one block at a time), so a scan takes memory from the system once."""
+    held = [bytearray()]
+
+    def read_at(n: int, offset: int) -> memoryview:
+        if len(held[0]) < n:
+            held[0] = bytearray(n)      # views of the old one may still be alive
+        view = memoryview(held[0])[:n]
+        return view[:os.preadv(fd, [view], offset)]
+    return read_at
+
+
 def _text_terms(syntax: str | None) -> Any:
     from ._ntformat import NTriplesTerms
     return NTriplesTerms(syntax=syntax) if syntax else "nt"
+
+
+class _Text:
+    """The text of a part, in a buffer that is used again for a later part: the memory of a
+    part's text is taken from the system once per worker, not once per part."""
+
+    def __init__(self) -> None:
+        self.buf = bytearray()
+        self.used = 0
+
+    def add(self, data: bytes) -> None:
+        room = len(self.buf) - self.used
+        if len(data) <= room:
+            self.buf[self.used:self.used + len(data)] = data
+        else:
+            view = memoryview(data)
+            self.buf[self.used:] = view[:room]
+            self.buf += view[room:]
+        self.used += len(data)
+
+    def view(self) -> memoryview:
+        return memoryview(self.buf)[:self.used]
 
 
 def _text_worker(conn: Any, path: str, fd_out: int | None, triples_only: bool,
@@ -348,14 +383,15 @@ def _text_worker(conn: Any, path: str, fd_out: int | None, triples_only: bool,
     output file, where it writes the text itself (``pwrite``: the text is written once, by the
     workers in parallel), or -1: back through the pipe (an output that is not a plain file)."""
     kwargs = dict(terms=_text_terms(syntax), output="lines")
-    waiting: collections.deque[list[bytes]] = collections.deque()
+    waiting: collections.deque[_Text] = collections.deque()
+    free: list[_Text] = []
     try:
         with open(path, "rb", buffering=0) as src:
             open_range = opener(_read_at(src.fileno()))
             for msg in iter(conn.recv, None):
                 if isinstance(msg, Part):
-                    texts: list[bytes] = []
-                    size = statements = frames = 0
+                    text = free.pop() if free else _Text()
+                    text.used = statements = frames = 0
                     failed = None
                     try:
                         for frame in _verified(open_range, msg, limits, True, kwargs):
@@ -363,24 +399,25 @@ def _text_worker(conn: Any, path: str, fd_out: int | None, triples_only: bool,
                                 failed = frame.index      # the sequential path reports it
                                 break
                             lines: list[str] = frame.statements  # type: ignore[assignment]
-                            texts.append("".join(lines).encode("utf-8"))
-                            size += len(texts[-1])
+                            text.add("".join(lines).encode("utf-8"))
                             statements += frame.statement_count
                             frames += 1
                     except _Unverified as stop:
                         failed = stop.frame
-                    waiting.append(texts)
-                    conn.send(("size", size, statements, frames, failed))
-                elif msg < 0:
-                    conn.send(("text", b"".join(waiting.popleft())))
+                    waiting.append(text)
+                    conn.send(("size", text.used, statements, frames, failed))
+                    continue
+                text = waiting.popleft()
+                if msg < 0:
+                    conn.send(("text", bytes(memoryview(text.buf)[:text.used])))
                 else:
                     assert fd_out is not None
-                    for data in waiting.popleft():
-                        view = memoryview(data)
-                        while view:
-                            n = os.pwrite(fd_out, view, msg)
-                            view = view[n:]
-                            msg += n
+                    view = text.view()
+                    done = 0
+                    while done < len(view):
+                        done += os.pwrite(fd_out, view[done:], msg + done)
+                    view.release()      # the buffer may grow for a later part
+                free.append(text)
     except BaseException as exc:           # the main process raises it
         conn.send(("error", exc))
         try:
@@ -450,7 +487,7 @@ def convert_jelly_to_text(path: str, out: BinaryWriter, *, jobs: int, format: st
     limits = limits if limits is not None else DEFAULT_LIMITS
     with open(path, "rb", buffering=0) as src:
         size = os.fstat(src.fileno()).st_size
-        found = scan(_read_at(src.fileno()), size, limits)
+        found = scan(_blocks_at(src.fileno()), size, limits, 1 << 20)
         if found is None:
             return None
         parts = plan(found, size, min(MAX_PART_BYTES, max(1, size // (jobs * PARTS_PER_JOB))))
@@ -476,12 +513,10 @@ def _jelly_to_text(path: str, fd: int, size: int, parts: list[Part], out: Binary
     statements = frames = 0
     try:
         sent = 0
-        for _ in range(2):                  # two parts ahead per worker
-            for w in workers:
-                if sent < len(parts):
-                    w.send(parts[sent])
-                    w.parts.append(sent)
-                    sent += 1
+        for w in workers:                   # a part per worker: it holds one part's text
+            w.send(parts[sent])
+            w.parts.append(sent)
+            sent += 1
         reports: dict[int, tuple[Any, _Worker]] = {}
         for k, part in enumerate(parts):
             while k not in reports:         # the sizes of the parts, as they come
