@@ -8,6 +8,7 @@ cdef class Decoder(TermDecoder):
     cdef bint in_graph
     cdef object graph
     cdef bint new_streams
+    cdef bint segment          # the first options row starts a segment (unknown_past)
     cdef public Py_ssize_t stream_index
     cdef Py_ssize_t named
     cdef list out_namespaces

@@ -117,10 +117,15 @@ cdef class Decoder(TermDecoder):
     lists, one per position) or ``"lines"`` (N-Triples / N-Quads lines; needs ``terms="nt"``).
     ``new_streams=True`` reads a frame that starts with different stream options as the start of
     a new stream (what concatenating two files gives) instead of rejecting it.
+    ``segment=True``: the input starts at a segment start inside a stream (a frame that begins
+    with the options row), whose earlier rows are not known.  Whatever would depend on them (an
+    id 0 counting on from earlier ids, a repeated term or a lookup slot the input has not
+    defined yet, a triple outside a graph) raises :class:`JellyDecodeError`; what decodes is
+    exactly what a reader of the whole stream reads there (see :mod:`jelly.parallel`).
     """
 
     def __init__(self, *, limits=None, terms="native", output="tuples", bint strict=False,
-                 factory=None, bint new_streams=False):
+                 factory=None, bint new_streams=False, bint segment=False):
         cdef TermFactory tf
         if factory is not None:          # the older spelling of terms=<factory>
             if terms != "native":
@@ -133,6 +138,7 @@ cdef class Decoder(TermDecoder):
         self.row_members = 0x0E7E          # fields 1-6 and 9-11
         self.row_type = M_ROW
         self.new_streams = new_streams
+        self.segment = segment
         self.options = None
         self.options_key = None
         self.failed = None
@@ -224,6 +230,9 @@ cdef class Decoder(TermDecoder):
             self.fail(at, "physical stream type is unspecified" if physical == 0
                       else f"unknown physical stream type {physical}")
         self.setup_tables(names, prefixes, datatypes, at)
+        if self.segment:
+            self.segment = False
+            self.unknown_past()
         self.options_key = key
         self.options = StreamOptions(
             physical_type=physical, logical_type=logical, generalized_statements=gen,

@@ -19,6 +19,11 @@ cdef enum:
     M_ENTRY = 6          # name, prefix and datatype entries
     M_FIRST_OWN = 16
 
+# The language tag cache: slots, and the longest tag it holds (longer ones are decoded each time).
+cdef enum:
+    LANG_SLOTS = 256
+    LANG_MAX = 16
+
 # Lookup entry kinds.
 cdef enum:
     ENTRY_NAME = 0
@@ -63,6 +68,10 @@ cdef class TermDecoder(WireReader):
     # The format's row message: bit f of row_members is set for its oneof's field f.
     cdef unsigned int row_members
     cdef int row_type
+    # Language tags repeat: the str of each tag seen, by its bytes (see lang_tag).
+    cdef list lang_strs
+    cdef unsigned char lang_len[LANG_SLOTS]
+    cdef uint64_t lang_key[LANG_SLOTS][2]
 
     cdef int setup_tables(self, uint32_t names, uint32_t prefixes, uint32_t datatypes,
                           const unsigned char* at) except -1
@@ -77,6 +86,7 @@ cdef class TermDecoder(WireReader):
     cdef int row_content(self, int f, const unsigned char* p, const unsigned char* end) except -1
     cdef const unsigned char* frame_field(self, uint64_t tag, const unsigned char* q,
                                           const unsigned char* end) except NULL
+    cdef int unknown_past(self) except -1
     # The hot path is final: calls inside this module are direct C calls, and a decoder of
     # another module calls statement() once per statement.
     @cython.final
@@ -86,6 +96,8 @@ cdef class TermDecoder(WireReader):
     cdef object resolve_iri(self, uint64_t pid64, uint64_t nid64, const unsigned char* at)
     @cython.final
     cdef object iri(self, const unsigned char* p, const unsigned char* end)
+    @cython.final
+    cdef str lang_tag(self, const unsigned char* p, Py_ssize_t n)
     @cython.final
     cdef object literal(self, const unsigned char* p, const unsigned char* end)
     @cython.final

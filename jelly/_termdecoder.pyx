@@ -14,6 +14,7 @@ by the decoder's TermFactory.
 cimport cython
 from libc.stdint cimport uint32_t, uint64_t
 from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_SIMPLE
+from libc.string cimport memcmp, memcpy
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
 from cpython.list cimport PyList_GET_ITEM
 
@@ -32,6 +33,9 @@ from .options import MIN_NAME_TABLE_SIZE
 
 
 cdef object _UNSET = object()
+# The last ids of a stream whose earlier rows are unknown (unknown_past): an id 0 counting on
+# from it comes out as 0 and fails.
+cdef uint32_t _UNKNOWN = 0xFFFFFFFF
 cdef tuple _POSITION_NAMES = ("subject", "predicate", "object", "graph")
 cdef tuple _ENTRY_NAMES = ("name", "prefix", "datatype")
 
@@ -58,6 +62,7 @@ cdef class TermDecoder(WireReader):
         self.terms = terms
         self.default_graph = terms.default_graph
         self.tables = DecodeTables()
+        self.lang_strs = [None] * LANG_SLOTS
         self.reset_terms()
 
     def __dealloc__(self):
@@ -68,6 +73,19 @@ cdef class TermDecoder(WireReader):
         # term" is _UNSET.
         self.last = [_UNSET, _UNSET, _UNSET, _UNSET]
         self.has_tables = False
+        return 0
+
+    cdef int unknown_past(self) except -1:
+        """The input starts inside a stream (at a segment start) whose earlier rows are not
+        known: an id 0 that would count on from them (the first entry of a table, the first
+        IRI's name) or mean their last prefix fails to decode, as do repeated terms before a
+        term of that position and lookup slots used before the input defines them.  What
+        decodes is then what a reader of the whole stream reads there."""
+        cdef DecodeTables t = self.tables
+        t.last_name_entry = t.last_prefix_entry = t.last_datatype_entry = _UNKNOWN
+        t.last_name_id = _UNKNOWN
+        if t.n_prefixes:
+            t.last_prefix_id = _UNKNOWN
         return 0
 
     cdef int field_kind(self, int mtype, uint64_t field, int* sub) noexcept:
@@ -256,6 +274,9 @@ cdef class TermDecoder(WireReader):
             id32 = last + 1
         if id32 == 0 or id32 > size:
             kind = _ENTRY_NAMES[which]
+            if last == _UNKNOWN:
+                self.fail(start, f"{kind} entry id 0 (the previous entry's id + 1) in the "
+                                 f"first {kind} entry of a segment")
             if size == 0:
                 self.fail(start, f"{kind} entry in a stream whose {kind} table is disabled "
                                  f"(size 0)")
@@ -291,6 +312,8 @@ cdef class TermDecoder(WireReader):
         if nid == 0:
             nid = t.last_name_id + 1
         if nid == 0 or nid >= t.cap_names:
+            if nid == 0 and t.last_name_id == _UNKNOWN:
+                self.fail(at, "name id 0 (the previous name + 1) in the first IRI of a segment")
             if nid == 0 or nid > t.n_names:
                 self.fail(at, f"name id {nid} is outside the name table (size {t.n_names})")
             self.fail(at, f"name id {nid} is used before it is defined")
@@ -303,6 +326,8 @@ cdef class TermDecoder(WireReader):
         if pid == 0:
             iri = self.terms.iri(<str>name)
         else:
+            if pid >= t.cap_prefixes:      # _UNKNOWN: the last prefix of unknown rows
+                self.fail(at, "prefix id 0 (the previous prefix) in the first IRI of a segment")
             prefix = <object>PyList_GET_ITEM(t.prefixes, pid)
             if prefix is None:
                 self.fail(at, f"prefix id {pid} is used before it is defined")
@@ -328,12 +353,42 @@ cdef class TermDecoder(WireReader):
         return self.resolve_iri(pid, nid, start)
 
     @cython.final
+    cdef str lang_tag(self, const unsigned char* p, Py_ssize_t n):
+        """A language tag: the str made for the same bytes before, when the cache has it (a
+        dataset uses a few dozen tags, and multilingual data cycles through them).  The
+        cache is an open-addressing table keyed by the tag's bytes as two words."""
+        cdef uint64_t key[2]
+        cdef unsigned int h, i, slot
+        cdef str s
+        if n > LANG_MAX:
+            return self.string(p, p + n)
+        key[0] = key[1] = 0
+        memcpy(key, p, n)
+        h = <unsigned int>(((key[0] ^ (key[1] * 0xC2B2AE3D27D4EB4FULL) ^ <uint64_t>n)
+                            * 0x9E3779B97F4A7C15ULL) >> 56)
+        for i in range(4):
+            slot = (h + i) % LANG_SLOTS
+            if self.lang_len[slot] == n and self.lang_key[slot][0] == key[0] \
+                    and self.lang_key[slot][1] == key[1]:
+                return <str>PyList_GET_ITEM(self.lang_strs, slot)
+            if self.lang_len[slot] == 0:
+                break
+        else:
+            slot = h      # the probes are taken: replace the first
+        s = self.string(p, p + n)
+        self.lang_strs[slot] = s
+        self.lang_key[slot][0] = key[0]
+        self.lang_key[slot][1] = key[1]
+        self.lang_len[slot] = <unsigned char>n
+        return s
+
+    @cython.final
     cdef object literal(self, const unsigned char* p, const unsigned char* end):
         cdef uint64_t tag, v, dt = 0
         cdef const unsigned char* start = p
         cdef const unsigned char* q
         cdef str lex = ""
-        cdef object lang = None
+        cdef str lang = None
         cdef int kind = 0
         cdef object dtobj = None
         cdef DecodeTables t
@@ -344,7 +399,9 @@ cdef class TermDecoder(WireReader):
                 if tag == 0x0A:
                     lex = self.string(p, p + v)
                 else:
-                    lang = self.string(p, p + v)
+                    # An empty language tag is no language tag: read it as a simple literal,
+                    # as pyjelly does (BCP 47 has no empty tag).
+                    lang = self.lang_tag(p, v) if v else None
                     kind = 2
                 p = p + v
             elif tag == 0x18:
@@ -366,10 +423,6 @@ cdef class TermDecoder(WireReader):
                 self.fail(start, f"datatype id {dt} is used before it is defined")
             if dtobj is False:  # xsd:string: the same term as a simple literal
                 dtobj = None
-            lang = None
-        elif kind != 2 or not lang:
-            # An empty language tag is no language tag: read it as a simple literal, as
-            # pyjelly does (BCP 47 has no empty tag).
             lang = None
         return self.terms.literal(lex, lang, dtobj)
 

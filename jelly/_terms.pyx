@@ -102,7 +102,7 @@ cdef class BlankNode:
         return (BlankNode, (self.value,))
 
 
-@cython.freelist(256)
+@cython.freelist(4096)
 @cython.final
 @cython.no_gc
 cdef class Literal:

@@ -19,7 +19,7 @@ from .errors import JellyError
 from .inspect import DETAILS, inspect, render, validate
 from .options import LogicalStreamType, PRESETS
 from .reader import read_options
-from .writer import DEFAULT_ROWS_PER_FRAME
+from .writer import DEFAULT_ROWS_PER_FRAME, DEFAULT_SEGMENT_SIZE
 
 #: Modules that add subcommands (``add_commands(subparsers)``).
 COMMAND_MODULES: tuple[str, ...] = ("jelly.transcode", "jelly.grpc.cli", "jelly.patch_cli")
@@ -75,6 +75,9 @@ def _add_writer_options(p: argparse.ArgumentParser) -> None:
                    const=True, help="allow generalized statements")
     g.add_argument("--single-frame", action="store_true",
                    help="write one non-delimited frame instead of a delimited stream")
+    g.add_argument("--segment-size", type=int, default=DEFAULT_SEGMENT_SIZE, metavar="N",
+                   help=f"start a self-contained segment every N statements, so that readers can "
+                        f"split the file (default {DEFAULT_SEGMENT_SIZE}; 0: no segments)")
     j = p.add_argument_group("RDF Thrift / RDF Protobuf output options")
     j.add_argument("--values", action="store_true",
                    help="write canonical xsd:integer, xsd:decimal and xsd:double literals as "
@@ -115,7 +118,7 @@ def cmd_convert(args) -> int:
         generalized_statements=args.generalized_statements, values=args.values,
         prefix_names=args.prefix_names, syntax=args.syntax, base=args.base,
         migrate=args.migrate, take_frames=args.take_frames, combine=args.combine,
-        merge_graphs=args.merge_graphs)
+        merge_graphs=args.merge_graphs, segment_size=args.segment_size or None, jobs=args.jobs)
     if args.verbose:
         print(f"{result.statements} statements, {result.frames} frames", file=sys.stderr)
     return 0
@@ -180,6 +183,9 @@ def build_parser() -> argparse.ArgumentParser:
     conv.add_argument("--messages", action="store_true",
                       help="RDF message log: one '# @message' block per Jelly frame (N-Triples, "
                            "N-Quads, Turtle, TriG) or one JSON-LD document per line")
+    conv.add_argument("-j", "--jobs", type=int, metavar="N",
+                      help="worker processes for Jelly to N-Triples/N-Quads and back (default: "
+                           "every core for a large file; 1: one process)")
     conv.add_argument("-v", "--verbose", action="store_true", help="print counts on stderr")
     conv.add_argument("-q", "--quiet", action="store_true",
                       help="no progress on stderr (shown for long conversions on a terminal)")

@@ -39,7 +39,7 @@ from .io import HEAD_SIZE, FrameReader, open_input, open_output, peek
 from .options import (DEFAULT_LIMITS, PhysicalStreamType, ReaderLimits, StreamOptions,
                       is_grouped, make_options)
 from .reader import Reader
-from .writer import DEFAULT_ROWS_PER_FRAME, Writer
+from .writer import DEFAULT_ROWS_PER_FRAME, DEFAULT_SEGMENT_SIZE, Writer
 
 if TYPE_CHECKING:
     from typing import Protocol
@@ -138,26 +138,33 @@ class JellySource:
             self._reader.close()
 
 
+def jelly_options(source: Source, options: StreamOptions | None, fields: dict[str, Any]
+                  ) -> StreamOptions:
+    """The stream options a Jelly sink writes for ``source`` (version automatic): without
+    writer options, a Jelly source's are kept; otherwise :func:`jelly.make_options` resolves
+    them from what the source holds (quads or triples, messages or flat)."""
+    fields = {k: v for k, v in fields.items() if k in WRITER_OPTION_FIELDS and v is not None}
+    src: StreamOptions | None = getattr(source, "options", None)
+    if options is None and not fields and src is not None:
+        return src.replace(version=None)
+    return make_options(options.replace(version=None) if options else None,
+                        quads=source.quads, grouped=source.grouped, **fields)
+
+
 class JellySink:
-    """Writes frames as a Jelly stream.  Without writer options, a Jelly source's stream options
-    are kept (the version is chosen anew); otherwise :func:`jelly.make_options` resolves them
-    from what the source holds (quads or triples, messages or flat)."""
+    """Writes frames as a Jelly stream with the options of :func:`jelly_options`;
+    ``segment_size`` makes it splittable (see :class:`jelly.Writer`)."""
 
     lines = False
 
     def __init__(self, stream: BinaryWriter, source: Source, *,
                  options: StreamOptions | None = None,
                  rows_per_frame: int = DEFAULT_ROWS_PER_FRAME, delimited: bool = True,
-                 flush_frames: bool = False, **fields: Any) -> None:
-        fields = {k: v for k, v in fields.items() if k in WRITER_OPTION_FIELDS and v is not None}
-        src = getattr(source, "options", None)
-        if options is None and not fields and src is not None:
-            resolved = src.replace(version=None)
-        else:
-            resolved = make_options(options.replace(version=None) if options else None,
-                                    quads=source.quads, grouped=source.grouped, **fields)
-        self._writer = Writer(stream, resolved, rows_per_frame=rows_per_frame,
-                              delimited=delimited)
+                 flush_frames: bool = False, segment_size: int | None = None,
+                 **fields: Any) -> None:
+        self._writer = Writer(stream, jelly_options(source, options, fields),
+                              rows_per_frame=rows_per_frame, delimited=delimited,
+                              segment_size=segment_size)
         self._flush = flush_frames
         self._stream = stream
 
@@ -357,6 +364,12 @@ def sniff_input(stream: BinaryReader, source: object
     return _sniffed(head, source), stream
 
 
+def _check_output(out_fmt: _formats.RdfFormat, to_stdout: bool) -> None:
+    if to_stdout and out_fmt.binary and sys.stdout.isatty():
+        raise JellyError(f"not writing {out_fmt.label} (binary) to a terminal: redirect the "
+                         f"output, or name a text format with --to (e.g. --to nq)")
+
+
 def stdout_format(input_format: _formats.RdfFormat) -> _formats.RdfFormat:
     """The output format on stdout when none is named: N-Quads for Jelly input (what
     jelly-cli's from-jelly writes), Jelly for anything else."""
@@ -498,7 +511,8 @@ def convert(source: Input, destination: Output, *,
             progress: Callable[[BinaryReader], ContextManager[BinaryReader]] | None = None,
             syntax: str | None = None, base: str | None = None, migrate: str | None = None,
             take_frames: str | FrameRange | None = None, combine: bool = False,
-            merge_graphs: bool = False, **writer_fields: Any) -> Result:
+            merge_graphs: bool = False, segment_size: int | None = DEFAULT_SEGMENT_SIZE,
+            jobs: int | None = 1, **writer_fields: Any) -> Result:
     """Convert ``source`` (path, ``"-"``, bytes or binary file) to ``destination`` (path,
     ``"-"`` or binary file).  Formats come from the names (``from_format`` / ``to_format``:
     a name or alias of :mod:`jelly.formats`) or from the file extensions; an input whose name
@@ -521,6 +535,13 @@ def convert(source: Input, destination: Output, *,
     ``base`` resolves relative IRIs (default: the input file's location).  ``migrate``
     (``"rdf12"`` or ``"rdf-star"``) rewrites RDF-star quoted triples as RDF 1.2 reifiers or back
     (:mod:`jelly.migrate`), and makes text output use that notation.
+
+    Jelly output is written in self-contained segments of ``segment_size`` statements (None:
+    none), so that it can be read in parallel (:mod:`jelly.parallel`).  ``jobs`` worker
+    processes (None: as many as there are cores when the input is a large file) convert a
+    Jelly file to N-Triples / N-Quads (the same text as one process writes) or an N-Triples /
+    N-Quads file to Jelly (the same statements); other conversions, and inputs that are not
+    plain files, run in this process.
     """
     in_fmt = _format(from_format, source, "input", _formats.RDF)
     out_fmt = _format(to_format, destination, "output", _formats.RDF)
@@ -536,8 +557,36 @@ def convert(source: Input, destination: Output, *,
     out_syntax = migrate or syntax
     if base is None and isinstance(source, (str, os.PathLike)) and os.fspath(source) != "-":
         base = pathlib.Path(os.fspath(source)).resolve().as_uri()
+    if jobs is not None and jobs < 1:
+        raise JellyError(f"jobs must be at least 1, not {jobs}")
+    if segment_size is not None and segment_size < 1:
+        raise JellyError(f"segment_size must be at least 1 (None: no segments), not "
+                         f"{segment_size}")
     to_stdout = isinstance(destination, (str, os.PathLike)) and os.fspath(destination) == "-"
+    from . import parallel
+    reshaped = bool(migrate or combine or merge_graphs)
+    # A plain file converted as it is may be converted in parts (jelly.parallel).
+    path = None if messages or reshaped or take_frames is not None \
+        else parallel.splittable_path(source)
+    if path is not None:
+        if in_fmt is None:
+            with open(path, "rb") as f:
+                in_fmt = _sniffed(f.read(HEAD_SIZE), source)
+        if jobs is None:
+            jobs = parallel.auto_jobs(path, in_fmt.name)
     with contextlib.ExitStack() as stack:
+        out = None
+        if path is not None and in_fmt is not None and (jobs or 1) > 1:
+            out_fmt = out_fmt or stdout_format(in_fmt)
+            _check_output(out_fmt, to_stdout)
+            if parallel.parallel_formats(in_fmt.name, out_fmt.name):
+                out = stack.enter_context(open_output(destination))
+                done = parallel.convert_file(
+                    path, out, in_fmt.name, out_fmt.name, jobs=jobs or 1, options=options,
+                    fields=writer_fields, rows_per_frame=rows_per_frame, delimited=delimited,
+                    segment_size=segment_size, syntax=out_syntax, limits=limits)
+                if done is not None:
+                    return Result(*done)
         stream = stack.enter_context(open_input(source))
         if progress is not None:
             stream = stack.enter_context(progress(stream))
@@ -545,12 +594,9 @@ def convert(source: Input, destination: Output, *,
             in_fmt, stream = sniff_input(stream, source)
         if out_fmt is None:
             out_fmt = stdout_format(in_fmt)
-        if to_stdout and out_fmt.binary and sys.stdout.isatty():
-            raise JellyError(f"not writing {out_fmt.label} (binary) to a terminal: redirect the "
-                             f"output, or name a text format with --to (e.g. --to nq)")
+        _check_output(out_fmt, to_stdout)
         if messages and not out_fmt.messages and in_fmt.messages is False:
             raise JellyError(f"{out_fmt.label} has no RDF message log form")
-        reshaped = bool(migrate or combine or merge_graphs)
         raw = not (reshaped or options or any(v not in (None, False)
                                               for v in writer_fields.values())) \
             and (out_fmt, in_fmt) in _RAW_COPIES
@@ -570,14 +616,16 @@ def convert(source: Input, destination: Output, *,
             src = _GraphsMerged(src)
         if combine:
             src = _Combined(src)
-        out = stack.enter_context(open_output(destination))
+        if out is None:
+            out = stack.enter_context(open_output(destination))
         if raw and out_fmt is _formats.JELLY:
             from .jellytext import RawJellySink
             sink: Sink = RawJellySink(out, delimited)
         else:
             sink = open_sink(out, out_fmt, src, messages=messages, options=options,
                              rows_per_frame=rows_per_frame, delimited=delimited,
-                             flush_frames=to_stdout, syntax=out_syntax, **writer_fields)
+                             flush_frames=to_stdout, syntax=out_syntax,
+                             segment_size=segment_size, **writer_fields)
         frames: Iterable[tuple[Any, bool]] = src.frames()
         if migrate:
             frames = migrated(frames, migrate)

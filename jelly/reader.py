@@ -143,6 +143,9 @@ class Reader:
                     if chunk is None:
                         break
                     yield chunk
+                    # Let go of the chunk before the next is decoded: once the consumer is done
+                    # with its statements, the next chunk reuses their memory (free lists).
+                    del chunk
                 self._finish(decoder.end_frame())
             except JellyError as exc:
                 raise self._failed(exc) from None

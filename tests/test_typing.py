@@ -32,7 +32,7 @@ COMPILED = ("_buffer", "_decoder", "_encoder", "_framing", "_lookup", "_ntformat
             "_rdfpatch", "_jellytext", "_framestats")
 PUBLIC_PY = ("__init__", "options", "errors", "reader", "writer", "io", "formats", "convert",
              "inspect", "jena", "migrate", "transcode", "patch", "rdfpatch", "patchdata",
-             "patch_cli", "jellytext", "compare")
+             "patch_cli", "jellytext", "compare", "parallel")
 #: Dunder methods that are part of a class's API (others come from object or Cython).
 API_DUNDERS = {"__init__", "__iter__", "__next__", "__len__", "__enter__", "__exit__",
                "__call__", "__getitem__", "__contains__"}
