@@ -163,8 +163,9 @@ def build_parser() -> argparse.ArgumentParser:
                     "RDF Thrift (.rt, .trdf) and RDF Protobuf (.rpb), and Jelly-Text "
                     "(.jelly.txt, the protobuf text format of frames), any of them gzipped "
                     "(.gz) or zstd-compressed (.zst).  '-' is stdin / stdout.")
-    conv.add_argument("input", nargs="?", default="-", help="input file (default: stdin)")
-    conv.add_argument("output", nargs="?", default="-", help="output file (default: stdout)")
+    conv.add_argument("input", nargs="?", help="input file (default: stdin)")
+    conv.add_argument("output", nargs="?", help="output file (default: stdout)")
+    conv.set_defaults(optional_positionals=("input", "output"))
     conv.add_argument("--from", dest="from_format", metavar="FORMAT",
                       help=f"input format ({names}); default: by the file name, else by the "
                            f"first bytes (Jelly, Jelly-Text, N-Triples, N-Quads, RDF Thrift)")
@@ -241,7 +242,7 @@ def main(argv=None) -> int:
     if argv is not None:
         argv = [os.fspath(a) for a in argv]
     try:
-        args = parser.parse_args(argv)
+        args = _parse(parser, argv)
         if args.command is None:
             parser.print_help(sys.stderr)
             return 2
@@ -265,6 +266,20 @@ def main(argv=None) -> int:
             raise
         _die(f"internal error: {exc!r} (set JELLY_DEBUG=1 for a traceback)")
         return 2
+
+
+def _parse(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.Namespace:
+    """parse_args, except that optional positionals (``convert [IN] [OUT]``) may also come
+    after options (``convert in.nt --jobs 2 out.jelly``): argparse fills consecutive
+    positionals only, so the ones it left unset take the leftover arguments, in order."""
+    args, extra = parser.parse_known_args(argv)
+    for dest in getattr(args, "optional_positionals", ()):
+        if getattr(args, dest) is None:
+            given = bool(extra) and (extra[0] == "-" or not extra[0].startswith("-"))
+            setattr(args, dest, extra.pop(0) if given else "-")
+    if extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    return args
 
 
 def _die(message: str) -> None:

@@ -551,3 +551,19 @@ def test_stdout_is_flushed_per_frame(tmp_path):
     _, got = rd.decode(first + rest)
     assert [[st[2] for st in frame] for frame in got] == [[("L", "1", None, None)],
                                                           [("L", "2", None, None)]]
+
+
+def test_convert_options_between_the_input_and_the_output(tmp_path):
+    """``convert IN --opt OUT``: the output after an option is still the output (argparse
+    alone fills only consecutive optional positionals), and what is left over is an error."""
+    src = tmp_path / "in.nt"
+    src.write_bytes(b"<http://ex/s> <http://ex/p> <http://ex/o> .\n")
+    ok("convert", src, "--preset", "small", tmp_path / "out.jelly")
+    assert [str(t) for st in jelly.parse(tmp_path / "out.jelly") for t in st] == \
+        ["<http://ex/s>", "<http://ex/p>", "<http://ex/o>"]
+    ok("convert", "--to", "nt", tmp_path / "out.jelly", "-q", tmp_path / "back.nt")
+    assert (tmp_path / "back.nt").read_bytes() == src.read_bytes()
+    fails("convert", src, tmp_path / "x.jelly", "extra", match="unrecognized arguments: extra")
+    fails("convert", src, "--no-such-option", tmp_path / "x.jelly",
+          match="unrecognized arguments: --no-such-option")
+    assert not (tmp_path / "x.jelly").exists()
