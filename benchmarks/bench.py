@@ -75,6 +75,9 @@ ROWS = [
     # serialize terms, no RDF library
     ("jelly/serialize", "jelly", "serialize", "jelly serialize (library-free)", "worker"),
     ("pyjelly/serialize", "pyjelly", "serialize", "pyjelly generic serialize", "worker"),
+    # Jelly-Patch: the same statements as add operations (one FLAT patch)
+    ("jelly/patch-parse", "jelly", "patch-parse", "jelly parse Jelly-Patch (add operations)", "worker"),
+    ("jelly/patch-serialize", "jelly", "patch-serialize", "jelly serialize Jelly-Patch (add operations)", "worker"),
     # into rdflib
     ("jelly/rdflib-parse", "jelly", "rdflib-parse", "jelly parse into rdflib Graph/Dataset", "worker"),
     ("pyjelly/rdflib-parse", "pyjelly", "rdflib-parse", "pyjelly parse into rdflib Graph/Dataset", "worker"),
@@ -84,6 +87,11 @@ ROWS = [
     ("jelly/rdflib-serialize", "jelly", "rdflib-serialize", "jelly serialize from rdflib", "worker"),
     ("pyjelly/rdflib-serialize", "pyjelly", "rdflib-serialize", "pyjelly serialize from rdflib", "worker"),
     ("rdflib/nt-serialize", "rdflib", "nt-serialize", "rdflib N-Triples/N-Quads serialize", "worker"),
+    # a pyoxigraph Store, beside the rdflib rows: loading and dumping (jelly.oxigraph)
+    ("jelly/oxigraph-load", "jelly", "oxigraph-load", "jelly load into a pyoxigraph Store (bulk)", "worker"),
+    ("pyoxigraph/nt-load", "pyoxigraph", "oxigraph-load", "pyoxigraph Store bulk_load of N-Triples/N-Quads", "worker"),
+    ("jelly/oxigraph-serialize", "jelly", "oxigraph-serialize", "jelly serialize a pyoxigraph Store", "worker"),
+    ("pyoxigraph/nt-dump", "pyoxigraph", "oxigraph-serialize", "pyoxigraph Store dump as N-Triples/N-Quads", "worker"),
     # the command line tool
     ("jelly/convert-to-jelly", "jelly", "convert-to-jelly", "jelly convert NT/NQ -> Jelly (CLI)", "cli"),
     ("jelly/convert-from-jelly", "jelly", "convert-from-jelly", "jelly convert Jelly -> NT/NQ (CLI)", "cli"),
@@ -132,8 +140,8 @@ def _env_for(key):
 
 
 #: Rows that start a new group in the chart (a gap before them).
-GROUP_STARTS = {"jelly/serialize", "jelly/rdflib-parse", "jelly/rdflib-serialize",
-                "jelly/convert-to-jelly", "jelly/thrift-parse"}
+GROUP_STARTS = {"jelly/serialize", "jelly/patch-parse", "jelly/rdflib-parse", "jelly/rdflib-serialize",
+                "jelly/oxigraph-load", "jelly/convert-to-jelly", "jelly/thrift-parse"}
 ROW = {r[0]: r for r in ROWS}
 TOOLS = ("jelly", "pyjelly", "rdflib", "pyoxigraph", "jelly-baseline")
 OPS = sorted({r[2] for r in ROWS})
@@ -298,6 +306,35 @@ def prepare_op(key, ds, out):
 
         def run():
             jelly.serialize(statements, out, preset="big", physical_type=physical,
+                            rows_per_frame=ROWS_PER_FRAME)
+        return run, None
+
+    if key == "jelly/patch-parse":
+        import itertools
+        from jelly import patch
+        n = ds["statements"]
+
+        def run():
+            # Every operation is an add but the END_OF_PATCH that ends the FLAT stream.
+            it = patch.parse(ds["patch"])
+            if quads:
+                for op in itertools.islice(it, n):
+                    s = op.s; p = op.p; o = op.o; g = op.g  # noqa: E702,F841
+            else:
+                for op in itertools.islice(it, n):
+                    s = op.s; p = op.p; o = op.o  # noqa: E702,F841
+            if list(it) != [patch.END_OF_PATCH]:
+                raise RuntimeError("the patch does not end after its statements")
+        return run, lambda: {"statements": sum(type(op) is patch.Add
+                                               for op in patch.parse(ds["patch"]))}
+
+    if key == "jelly/patch-serialize":
+        from jelly import patch
+        ops = [patch.Add(*st) for st in _our_statements(jelly_in)]
+
+        def run():
+            patch.serialize(ops, out, stream_type="flat", preset="big",
+                            statement_type="quads" if quads else "triples",
                             rows_per_frame=ROWS_PER_FRAME)
         return run, None
 
@@ -507,6 +544,42 @@ def prepare_op(key, ds, out):
             jelly.serialize(parsed, out, preset="big", physical_type=physical,
                             rows_per_frame=ROWS_PER_FRAME)
             os.unlink(text)
+        return run, None
+
+    if key in ("jelly/oxigraph-load", "pyoxigraph/nt-load"):
+        import pyoxigraph as ox
+        state = {}
+        if key == "jelly/oxigraph-load":
+            import jelly.oxigraph
+
+            def run():
+                state["store"] = None
+                state["store"] = jelly.oxigraph.load(jelly_in)
+        else:
+            fmt = ox.RdfFormat.N_QUADS if quads else ox.RdfFormat.N_TRIPLES
+
+            def run():
+                state["store"] = None
+                store = ox.Store()
+                store.bulk_load(path=text_in, format=fmt)
+                state["store"] = store
+        return run, lambda: {"stored": len(state.pop("store"))}
+
+    if key in ("jelly/oxigraph-serialize", "pyoxigraph/nt-dump"):
+        import pyoxigraph as ox
+        import jelly.oxigraph
+        store = jelly.oxigraph.load(jelly_in)
+        if key == "jelly/oxigraph-serialize":
+            def run():
+                jelly.oxigraph.serialize(store, out, preset="big", rows_per_frame=ROWS_PER_FRAME)
+        else:
+            fmt = ox.RdfFormat.N_QUADS if quads else ox.RdfFormat.N_TRIPLES
+
+            def run():
+                store.dump(output=out, format=fmt,
+                           **({} if quads else {"from_graph": ox.DefaultGraph()}))
+        return run, None
+
     if key in ("jelly/ttl-to-jelly", "rdflib/ttl-to-jelly"):
         turtle = ds.get("turtle")
         if not turtle:
@@ -823,6 +896,14 @@ def finish_dataset(ds):
         with open(text, "rb") as f:
             jelly.serialize(parse_nquads(f), out, preset="big", physical_type=physical,
                             rows_per_frame=ROWS_PER_FRAME)
+    # Jelly-Patch inputs: the same statements as add operations, one FLAT patch, same options
+    from jelly import patch
+    for text, target in ((ds["text"], ds), (warm_text, ds["warmup"])):
+        target["patch"] = os.path.join(d, ("warmup" if target is not ds else "input") + ".jellyp")
+        with open(text, "rb") as f:
+            patch.serialize((patch.Add(*st) for st in parse_nquads(f)), target["patch"],
+                            stream_type="flat", preset="big", rows_per_frame=ROWS_PER_FRAME,
+                            statement_type="quads" if ds["kind"] == "quads" else "triples")
     # RDF Thrift / RDF Protobuf inputs, written as Jena writes them from N-Triples (full IRIs)
     import jelly.jena
     for key, suffix, fmt, target in (("thrift", "rt", "thrift", ds), ("proto", "rpb", "protobuf", ds),
@@ -874,11 +955,12 @@ def _out_path(ds, key):
     """Where an operation writes: Jelly for the Jelly writers, N-Triples/N-Quads otherwise."""
     text_ext = "nq" if ds["kind"] == "quads" else "nt"
     jelly_out = key in ("jelly/serialize", "pyjelly/serialize", "jelly/rdflib-serialize",
-                        "pyjelly/rdflib-serialize") or "to-jelly" in key
+                        "pyjelly/rdflib-serialize", "jelly/oxigraph-serialize") or "to-jelly" in key
     name = key.replace("/", "_").replace("@1/4", "_quarter")
     jelly_out = jelly_out or key == "pyoxigraph/thrift-to-jelly-via-nt"
     ext = "jelly" if jelly_out else {"jelly/thrift-serialize": "rt",
-                                     "jelly/proto-serialize": "rpb"}.get(key, text_ext)
+                                     "jelly/proto-serialize": "rpb",
+                                     "jelly/patch-serialize": "jellyp"}.get(key, text_ext)
     return os.path.join(ds["out_dir"], f"{name}.{ext}")
 
 
@@ -939,8 +1021,8 @@ def measure_once(ds, key, args, first):
 
 
 def _writes(key):
-    return ROW[key][2] in ("serialize", "rdflib-serialize", "nt-serialize", "jena-serialize") \
-        or "convert" in key
+    return ROW[key][2] in ("serialize", "rdflib-serialize", "nt-serialize", "jena-serialize",
+                           "patch-serialize", "oxigraph-serialize") or "convert" in key
 
 
 def new_result(ds, key):
@@ -1071,6 +1153,10 @@ GOALS = [
                             _field(rs, "jelly/convert-from-jelly@1/4", "peak_rss_kb")), "<=", 1.2)),
     ("thrift-parse-vs-jelly", "parse RDF Thrift >= our Jelly parse / 2",
      lambda rs: _cmp(_ratio(_rate(rs, "jelly/thrift-parse"), _rate(rs, "jelly/parse")), ">=", 0.5)),
+    ("patch-parse-vs-rdf", "Jelly-Patch parse (add operations) >= Jelly-RDF parse / 1.2",
+     lambda rs: _cmp(_ratio(_rate(rs, "jelly/patch-parse"), _rate(rs, "jelly/parse")), ">=", 1 / 1.2)),
+    ("patch-serialize-vs-rdf", "Jelly-Patch serialize (add operations) >= Jelly-RDF serialize / 1.2",
+     lambda rs: _cmp(_ratio(_rate(rs, "jelly/patch-serialize"), _rate(rs, "jelly/serialize")), ">=", 1 / 1.2)),
     ("proto-parse-vs-jelly", "parse RDF Protobuf >= our Jelly parse / 2",
      lambda rs: _cmp(_ratio(_rate(rs, "jelly/proto-parse"), _rate(rs, "jelly/parse")), ">=", 0.5)),
     ("thrift-to-jelly-vs-text", "jelly convert RDF Thrift->Jelly (CLI) >= 3x going through N-Triples with pyoxigraph",
@@ -1227,7 +1313,7 @@ def markdown(report):
           "the timed run, i.e. pre-built terms or the loaded Graph)",
           rss_cell, list(ROW))
     size_keys = [k for k in ROW if ROW[k][2] in ("serialize", "rdflib-serialize", "nt-serialize",
-                                                  "jena-serialize")
+                                                  "jena-serialize", "oxigraph-serialize")
                  or k in ("jelly/convert-to-jelly",)]
 
     def size_cell(r):
@@ -1272,7 +1358,12 @@ TOOL_COLORS = {"jelly": "#d62728", "pyjelly": "#1f77b4", "rdflib": "#7f7f7f", "p
 
 
 def chart(report, path):
-    import matplotlib
+    """Draw the chart; without matplotlib (the bench extra installs it) say so and go on."""
+    try:
+        import matplotlib
+    except ImportError:
+        log("no chart: matplotlib is not installed (pip install -e '.[bench]')")
+        return False
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from matplotlib.patches import Patch

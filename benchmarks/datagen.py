@@ -14,6 +14,11 @@ Four datasets, written as N-Triples / N-Quads text in the order a producer would
 * ``events-quads``   an event log: one named graph per event (purchases, views, reviews, with
                      decimals, integers, dateTimes, blank-node addresses), plus provenance of each
                      graph in the default graph.
+* ``skos-labels``    a multilingual SKOS thesaurus (like AGROVOC or EuroVoc): concepts with
+                     preferred and alternative labels in up to 30 languages and scripts (Latin,
+                     Greek, Cyrillic, Arabic, Devanagari, Thai, Korean, Japanese, Chinese),
+                     definitions, scope notes, broader/narrower links; three statements in four
+                     have a distinct language-tagged literal as object.
 
 Every generator is seeded: the same scale and seed give byte-identical files.
 """
@@ -295,12 +300,89 @@ def events_quads(target: int, seed: int) -> Iterator[str]:
         yield from out
 
 
+# -- multilingual SKOS thesaurus -------------------------------------------------------------
+
+# Syllables of further scripts (parallel to _LATIN: one name spelled in every script).
+_GREEK = ["κα", "λο", "μι", "ρα", "νε", "το", "συ", "βι", "δα", "ρι", "ελ", "αν", "ορ", "μπα",
+          "ζε", "μυ", "τι", "γκο", "φε", "σα", "ουλ", "νο", "πε", "ντρι"]
+_ARABIC = ["كا", "لو", "مي", "را", "ني", "تو", "سو", "في", "دا", "ري", "ال", "ان", "ور", "با",
+           "زي", "مو", "تي", "غو", "في", "سا", "ول", "نو", "بي", "دري"]
+_DEVANAGARI = ["का", "लो", "मि", "रा", "ने", "तो", "सु", "वि", "दा", "रि", "एल", "अन", "ओर", "बा",
+               "ज़े", "मु", "ति", "गो", "फ़े", "सा", "उल", "नो", "पे", "ड्रि"]
+_THAI = ["คา", "โล", "มิ", "รา", "เน", "โต", "ซู", "วิ", "ดา", "ริ", "เอล", "อัน", "ออร์", "บา",
+         "เซ", "มู", "ติ", "โก", "เฟ", "ซา", "อุล", "โน", "เป", "ดริ"]
+_HANGUL = ["카", "로", "미", "라", "네", "토", "수", "비", "다", "리", "엘", "안", "오르", "바",
+           "제", "무", "티", "고", "페", "사", "울", "노", "페", "드리"]
+_SCRIPTS = {"latin": _LATIN, "cyrillic": _CYRILLIC, "katakana": _KATAKANA, "hanzi": _HANZI,
+            "greek": _GREEK, "arabic": _ARABIC, "devanagari": _DEVANAGARI, "thai": _THAI,
+            "hangul": _HANGUL}
+_SKOS_LANGS = [  # (tag, script, word that follows a label in that language)
+    ("en", "latin", "crops"), ("fr", "latin", "cultures"), ("es", "latin", "cultivos"),
+    ("de", "latin", "Kulturen"), ("it", "latin", "colture"), ("pt", "latin", "culturas"),
+    ("nl", "latin", "gewassen"), ("pl", "latin", "uprawy"), ("cs", "latin", "plodiny"),
+    ("sk", "latin", "plodiny"), ("hu", "latin", "növények"), ("ro", "latin", "culturi"),
+    ("tr", "latin", "ürünler"), ("sv", "latin", "grödor"), ("fi", "latin", "viljelykasvit"),
+    ("da", "latin", "afgrøder"), ("lt", "latin", "pasėliai"), ("vi", "latin", "cây trồng"),
+    ("ru", "cyrillic", "культуры"), ("uk", "cyrillic", "культури"), ("bg", "cyrillic", "култури"),
+    ("sr", "cyrillic", "усеви"), ("el", "greek", "καλλιέργειες"), ("ar", "arabic", "محاصيل"),
+    ("fa", "arabic", "محصولات"), ("hi", "devanagari", "फसलें"), ("th", "thai", "พืชผล"),
+    ("ko", "hangul", "작물"), ("ja", "katakana", "作物"), ("zh", "hanzi", "作物"),
+]
+
+
+def _spell_in(name, script):
+    s = "".join(_SCRIPTS[script][i] for i in name)
+    return s[:1].upper() + s[1:]
+
+
+def skos_labels(target: int, seed: int) -> Iterator[str]:
+    r = random.Random(seed)
+    base = "http://thesaurus.example.org/c_"
+    scheme = "<http://thesaurus.example.org/scheme>"
+    dct = "http://purl.org/dc/terms/"
+    emitted = 0
+    i = 0
+    while emitted < target:
+        s = f"<{base}{i}>"
+        name = [r.randrange(len(_LATIN)) for _ in range(r.randint(2, 5))]
+        lines = [f"{s} {TYPE} <{SKOS}Concept> .\n", f"{s} <{SKOS}inScheme> {scheme} .\n"]
+        langs = _SKOS_LANGS[:r.randint(8, len(_SKOS_LANGS))]
+        for tag, script, word in langs:
+            label = _spell_in(name, script) + " " + word
+            lines.append(f"{s} <{SKOS}prefLabel> {lit(label, '@' + tag)} .\n")
+        for tag, script, word in langs:
+            if r.random() < 0.5:
+                extra = [r.randrange(len(_LATIN))]
+                alt = _spell_in(name + extra, script) + " " + word
+                lines.append(f"{s} <{SKOS}altLabel> {lit(alt, '@' + tag)} .\n")
+        if r.random() < 0.3:
+            hidden = _spell_in(name[::-1], "latin")
+            lines.append(f"{s} <{SKOS}hiddenLabel> {lit(hidden, '@en')} .\n")
+        if r.random() < 0.5:
+            words = [r.choice(_WORDS) for _ in range(r.randint(6, 20))]
+            text = _spell_in(name, "latin") + " " + " ".join(words) + "."
+            lines.append(f"{s} <{SKOS}definition> {lit(text, '@en')} .\n")
+        if r.random() < 0.2:
+            words = [r.choice(_WORDS) for _ in range(r.randint(4, 12))]
+            lines.append(f"{s} <{SKOS}scopeNote> {lit(' '.join(words), '@en')} .\n")
+        if i > 0:
+            parent = r.randrange(max(1, i // 8) if i > 8 else i)
+            lines.append(f"{s} <{SKOS}broader> <{base}{parent}> .\n")
+        modified = "20%02d-%02d-%02dT12:00:00Z" % (r.randint(10, 24), r.randint(1, 12),
+                                                  r.randint(1, 28))
+        lines.append(f"{s} <{dct}modified> {lit(modified, T_DATETIME)} .\n")
+        emitted += len(lines)
+        i += 1
+        yield from lines
+
+
 #: name -> (kind, generator(target_statements, seed) -> lines)
 GENERATORS: dict[str, tuple[str, Callable[[int, int], Iterator[str]]]] = {
     "sensors": ("triples", sensors),
     "sensors-quads": ("quads", sensors_quads),
     "knowledge-graph": ("triples", knowledge_graph),
     "events-quads": ("quads", events_quads),
+    "skos-labels": ("triples", skos_labels),
 }
 
 

@@ -128,6 +128,42 @@ FOUND = {"rdf-protobuf": [bytes.fromhex(
 )]}
 
 
+def patch_seeds(texts: list[bytes]) -> tuple[list[bytes], list[bytes]]:
+    """RDF Patch text (the reference implementation's examples, and a few generated patches
+    with every row kind) and the same patches as Jelly-Patch in every stream and statement
+    type that holds them, with small and large tables, delimited and as a single frame."""
+    import jelly.patch
+    import jelly.rdfpatch
+    from jelly._patchops import (Add, Delete, Header, PrefixAdd, PrefixDelete, TX_ABORT,
+                                 TX_COMMIT, TX_START, END_OF_PATCH)
+    s, p, o = IRI(EX + "s"), IRI(EX + "p"), IRI(EX + "o")
+    quoted = Triple(s, p, Literal("x", language="en"))
+    generated = [
+        [Header("id", IRI(EX + "patch1")), Header("prev", BlankNode("b0")), TX_START,
+         PrefixAdd("ex", EX), Add(s, p, o), Delete(BlankNode("b1"), p, Literal("1", datatype=EX + "dt")),
+         Add(quoted, p, Literal("caf\u00e9")), TX_COMMIT, END_OF_PATCH,
+         TX_START, PrefixDelete("ex"), Add(s, p, o), TX_ABORT, END_OF_PATCH],
+        [TX_START, Add(s, p, o, IRI(EX + "g")), Delete(s, p, o, DEFAULT_GRAPH),
+         PrefixAdd("ex", EX, IRI(EX + "g")), PrefixDelete("ex", IRI(EX + "g")), TX_COMMIT,
+         END_OF_PATCH],
+    ]
+    patches = [list(jelly.rdfpatch.parse(t)) for t in texts] + generated
+    text = texts + [jelly.rdfpatch.serialize(ops) for ops in generated]
+    binary = []
+    for ops in patches:
+        for stream_type in jelly.patch.STREAM_TYPES:
+            for statement_type in jelly.patch.STATEMENT_TYPES:
+                for extra in ({}, {"preset": "small", "rows_per_frame": 3},
+                              {"delimited": False}):
+                    try:
+                        binary.append(jelly.patch.serialize(
+                            ops, stream_type=stream_type, statement_type=statement_type,
+                            rdf_star=True, **extra))
+                    except jelly.JellyError:
+                        pass                  # a type that cannot hold these operations
+    return text, binary
+
+
 def write(name: str, seeds: list[bytes], keep: list[bytes] = ()) -> None:
     """``keep`` and at most MAX_FILES of ``seeds`` of at most MAX_SIZE bytes, spread over the
     sizes present (the fuzzer grows its own working corpus from them)."""
@@ -156,8 +192,10 @@ def main() -> None:
     write("rdf-thrift", jena_seeds("thrift", texts))
     write("rdf-protobuf", jena_seeds("protobuf", texts))
     write("streaming", streaming_seeds(small(conf.glob("rdf/**/*.jelly")) + js))
-    patches = REPO.parent / "shared" / "patch-examples"
-    write("rdf-patch", small(patches.glob("*.rdfp")) if patches.is_dir() else [])
+    examples = REPO.parent / "shared" / "patch-examples"
+    text, binary = patch_seeds(small(examples.glob("*.rdfp")) if examples.is_dir() else [])
+    write("rdf-patch", text)
+    write("jelly-patch", binary)
 
 
 if __name__ == "__main__":

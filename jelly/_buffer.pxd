@@ -1,10 +1,14 @@
 # The read cursor and the write buffer: every wire format of the package reads through
 # WireReader and writes through WriteBuffer.
-from libc.stdint cimport uint64_t
+from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memmove
-from cpython.unicode cimport PyUnicode_DecodeUTF8
 
 from ._wire cimport read_varint, bad_tag, skip_field, write_varint, varint_size
+from ._ntchars cimport utf8_seq
+
+cdef extern from "Python.h":
+    object PyUnicode_New(Py_ssize_t size, uint32_t maxchar)
+    void* PyUnicode_DATA(object s)
 
 
 # ---------------------------------------------------------------------------------- writing
@@ -80,6 +84,68 @@ cdef int utf8_of(str s, const char** out, Py_ssize_t* n) except -1
 
 
 # ---------------------------------------------------------------------------------- reading
+
+cdef inline void _put(void* d, uint32_t widest, Py_ssize_t j, uint32_t cp) noexcept nogil:
+    # Character j of a str's data, of the kind that widest selects.
+    if widest == 0xFF:
+        (<uint8_t*>d)[j] = <uint8_t>cp
+    elif widest == 0xFFFF:
+        (<uint16_t*>d)[j] = <uint16_t>cp
+    else:
+        (<uint32_t*>d)[j] = cp
+
+
+cdef inline object utf8_str(const unsigned char* p, Py_ssize_t n):
+    """Strict UTF-8 (as Python's codec: no overlongs, surrogates or code points above U+10FFFF)
+    to a str, or None if invalid.  A cheap first pass sizes the str (characters: the bytes that
+    are not continuation bytes; its kind: from the highest lead byte), the second decodes into
+    it, checking every sequence.  CPython's decoder instead grows a buffer and shrinks it,
+    which is most of the cost of the short non-ASCII strings RDF literals are."""
+    cdef Py_ssize_t i = 0, j, k, m, cont = 0
+    cdef uint64_t w
+    cdef uint32_t cp, widest
+    cdef unsigned char b, top = 0
+    cdef object s
+    cdef void* d
+    while i + 8 <= n:
+        memcpy(&w, p + i, 8)
+        if w & 0x8080808080808080ULL:
+            break
+        i += 8
+    while i < n and p[i] < 0x80:
+        i += 1
+    if i == n:
+        s = PyUnicode_New(n, 127)
+        memcpy(PyUnicode_DATA(s), p, n)
+        return s
+    for k in range(i, n):
+        b = p[k]
+        cont += (b & 0xC0) == 0x80
+        if b > top:
+            top = b
+    # Leads C2-C3 encode U+0080-U+00FF, up to EF the rest of the BMP, F0-F4 the planes above.
+    widest = 0xFF if top < 0xC4 else 0xFFFF if top < 0xF0 else 0x10FFFF
+    m = n - cont              # characters, if the bytes are valid
+    s = PyUnicode_New(m, widest)
+    d = PyUnicode_DATA(s)
+    for j in range(i):
+        _put(d, widest, j, p[j])
+    j = k = i
+    while k < n:
+        if p[k] < 0x80:
+            cp = p[k]
+            k += 1
+        else:
+            b = <unsigned char>utf8_seq(p + k, p + n, &cp)
+            if b == 0:
+                return None
+            k += b
+        if j == m:
+            return None
+        _put(d, widest, j, cp)
+        j += 1
+    return s if j == m else None
+
 
 # Field kinds of a message schema, for validating messages that are not decoded.
 cdef enum:
@@ -162,10 +228,10 @@ cdef class WireReader:
         """A string field's value: strict UTF-8."""
         if p == end:
             return ""
-        try:
-            return PyUnicode_DecodeUTF8(<const char*>p, end - p, NULL)
-        except UnicodeDecodeError:
+        s = utf8_str(p, end - p)
+        if s is None:
             self.fail(p, "invalid UTF-8 in a string field")
+        return <str>s
 
     cdef inline int record(self, Slot* s, int field, int mtype, const unsigned char* tagpos,
                            const unsigned char* p, uint64_t v) except -1:

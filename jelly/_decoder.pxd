@@ -1,5 +1,3 @@
-from cpython.buffer cimport Py_buffer
-
 from ._termdecoder cimport TermDecoder
 
 
@@ -10,24 +8,15 @@ cdef class Decoder(TermDecoder):
     cdef bint in_graph
     cdef object graph
     cdef bint new_streams
+    cdef bint segment          # the first options row starts a segment (unknown_past)
     cdef public Py_ssize_t stream_index
-    cdef Py_ssize_t counts[9]
     cdef Py_ssize_t named
     cdef list out_namespaces
     cdef dict metadata
-    # The frame being decoded: its buffer and where decoding stopped.
-    cdef Py_buffer view
-    cdef bint has_view
-    cdef const unsigned char* pos
-    cdef const unsigned char* stop
 
-    cdef int run(self, Py_ssize_t max_statements) except -1
-    cdef int row(self, const unsigned char* p, const unsigned char* end) except -1
-    cdef int row_content(self, int f, const unsigned char* p, const unsigned char* end) except -1
     cdef tuple read_options(self, const unsigned char* p, const unsigned char* end)
     cdef int apply_options(self, tuple key, const unsigned char* at) except -1
     cdef int rdf_statement(self, const unsigned char* p, const unsigned char* end, bint quad) except -1
     cdef int graph_start(self, const unsigned char* p, const unsigned char* end) except -1
     cdef int namespace(self, const unsigned char* p, const unsigned char* end) except -1
     cdef int metadata_entry(self, const unsigned char* p, const unsigned char* end) except -1
-    cdef void release(self) noexcept

@@ -77,6 +77,11 @@ class Decoder(TermDecoder):
     lists, one per position) or ``"lines"`` (N-Triples / N-Quads lines; needs ``terms="nt"``).
     ``new_streams=True`` reads a frame that starts with different stream options as the start of
     a new stream (what concatenating two files gives) instead of rejecting it.
+    ``segment=True``: the input starts at a segment start inside a stream (a frame that begins
+    with the options row), whose earlier rows are not known.  Whatever would depend on them (an
+    id 0 counting on from earlier ids, a repeated term or a lookup slot the input has not
+    defined yet, a triple outside a graph) raises :class:`JellyDecodeError`; what decodes is
+    exactly what a reader of the whole stream reads there (see :mod:`jelly.parallel`).
     """
 
     #: The stream options, once the options row has been read.
@@ -87,7 +92,7 @@ class Decoder(TermDecoder):
     def __init__(self, *, limits: ReaderLimits | None = None, terms: _Terms = "native",
                  output: str | StatementSink = "tuples", strict: bool = False,
                  factory: TermFactory | _PyFactory | None = None,
-                 new_streams: bool = False) -> None: ...
+                 new_streams: bool = False, segment: bool = False) -> None: ...
     def begin_frame(self, data: Buffer, offset: int = 0) -> None:
         """Start decoding one frame (the bytes of an ``RdfStreamFrame``, without a length
         prefix, in any buffer); ``offset`` is its position in the whole stream, for errors."""

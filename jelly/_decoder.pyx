@@ -15,14 +15,9 @@ error the decoder stays failed.
 
 cimport cython
 from libc.stdint cimport uint64_t, uint32_t, int32_t
-from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_SIMPLE
-from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE, PyBytes_FromStringAndSize
+from cpython.bytes cimport PyBytes_FromStringAndSize
 
-cdef extern from "Python.h":
-    int PyGC_Enable()
-    int PyGC_Disable()
-
-from ._wire cimport read_varint, WT_VARINT, WT_LEN, K_IRI, K_LITERAL
+from ._wire cimport WT_VARINT, K_IRI, K_LITERAL
 from ._buffer cimport Slot, F_UNKNOWN, F_VARINT, F_STRING, F_MSG
 from ._termdecoder cimport (TermDecoder, M_IRI, M_TRIPLE, M_QUAD, M_EMPTY, M_ENTRY,
                             M_FIRST_OWN, ENTRY_NAME, ENTRY_PREFIX, ENTRY_DATATYPE, graph_kind)
@@ -59,8 +54,7 @@ cdef enum:
 #: Row kinds by field number of the RdfStreamRow oneof, in the order of Frame.row_counts.
 ROW_KINDS = ("options", "triple", "quad", "graph_start", "graph_end", "namespace", "name",
              "prefix", "datatype")
-cdef int ROW_KIND_INDEX[12]
-ROW_KIND_INDEX[:] = [0, 0, 1, 2, 3, 4, 5, 0, 0, 6, 7, 8]
+cdef tuple _ROW_FIELDS = (1, 2, 3, 4, 5, 6, 9, 10, 11)
 
 
 cdef class Frame:
@@ -123,10 +117,15 @@ cdef class Decoder(TermDecoder):
     lists, one per position) or ``"lines"`` (N-Triples / N-Quads lines; needs ``terms="nt"``).
     ``new_streams=True`` reads a frame that starts with different stream options as the start of
     a new stream (what concatenating two files gives) instead of rejecting it.
+    ``segment=True``: the input starts at a segment start inside a stream (a frame that begins
+    with the options row), whose earlier rows are not known.  Whatever would depend on them (an
+    id 0 counting on from earlier ids, a repeated term or a lookup slot the input has not
+    defined yet, a triple outside a graph) raises :class:`JellyDecodeError`; what decodes is
+    exactly what a reader of the whole stream reads there (see :mod:`jelly.parallel`).
     """
 
     def __init__(self, *, limits=None, terms="native", output="tuples", bint strict=False,
-                 factory=None, bint new_streams=False):
+                 factory=None, bint new_streams=False, bint segment=False):
         cdef TermFactory tf
         if factory is not None:          # the older spelling of terms=<factory>
             if terms != "native":
@@ -136,20 +135,15 @@ cdef class Decoder(TermDecoder):
         TermDecoder.__init__(self, limits=limits if limits is not None else DEFAULT_LIMITS,
                              terms=tf, strict=strict)
         self.sink = statement_sink(output, tf)
+        self.row_members = 0x0E7E          # fields 1-6 and 9-11
+        self.row_type = M_ROW
         self.new_streams = new_streams
+        self.segment = segment
         self.options = None
         self.options_key = None
         self.failed = None
         self.frame_index = 0
         self.in_graph = False
-
-    def __dealloc__(self):
-        self.release()
-
-    cdef void release(self) noexcept:
-        if self.has_view:
-            PyBuffer_Release(&self.view)
-            self.has_view = False
 
     cdef int field_kind(self, int mtype, uint64_t field, int* sub) noexcept:
         if mtype == M_GRAPH_START:     # its graph oneof is that of RdfQuad (fields 13-16)
@@ -236,6 +230,9 @@ cdef class Decoder(TermDecoder):
             self.fail(at, "physical stream type is unspecified" if physical == 0
                       else f"unknown physical stream type {physical}")
         self.setup_tables(names, prefixes, datatypes, at)
+        if self.segment:
+            self.segment = False
+            self.unknown_past()
         self.options_key = key
         self.options = StreamOptions(
             physical_type=physical, logical_type=logical, generalized_statements=gen,
@@ -247,50 +244,6 @@ cdef class Decoder(TermDecoder):
         return 0
 
     # ------------------------------------------------------------------ rows
-
-    cdef int row(self, const unsigned char* p, const unsigned char* end) except -1:
-        cdef Slot row
-        cdef uint64_t tag, v
-        cdef const unsigned char* start = p
-        cdef const unsigned char* tagpos
-        cdef const unsigned char* q
-        cdef int f
-        cdef Py_ssize_t saved
-        cdef bytes merged
-        row.field = 0
-        # Fast path: the row is one length-delimited member of the oneof filling the row.
-        if p < end and (p[0] & 7) == WT_LEN and p[0] < 0x80:
-            f = p[0] >> 3
-            if 1 <= f <= 6 or 9 <= f <= 11:
-                q = read_varint(p + 1, end, &v)
-                if q != NULL and v == <uint64_t>(end - q):
-                    self.counts[ROW_KIND_INDEX[f]] += 1
-                    return self.row_content(f, q, end)
-        # The row is one oneof of message members: find the winner.
-        while p < end:
-            tagpos = p
-            q = self.tag(p, end, &tag)
-            f = <int>(tag >> 3) if (tag >> 3) < 64 else 0
-            if (tag & 7) == WT_LEN and (1 <= f <= 6 or 9 <= f <= 11):
-                p = self.length(q, end, &v)
-                self.record(&row, f, M_ROW, tagpos, p, v)
-                p = p + v
-            else:
-                p = self.skip(q, end, tag)
-        if row.field == 0:
-            self.fail(start, "stream row without content")
-        self.counts[ROW_KIND_INDEX[row.field]] += 1
-        if row.count > 1:
-            merged = self.merged(&row, M_ROW)
-            saved = self.scratch_begin(&row)
-            try:
-                p = <const unsigned char*>PyBytes_AS_STRING(merged)
-                self.row_content(row.field, p, p + PyBytes_GET_SIZE(merged))
-            finally:
-                self.scratch_end(saved)
-        else:
-            self.row_content(row.field, row.p, row.end)
-        return 0
 
     cdef int row_content(self, int f, const unsigned char* p, const unsigned char* end) except -1:
         cdef int pt
@@ -400,61 +353,20 @@ cdef class Decoder(TermDecoder):
 
     # ------------------------------------------------------------------ frames
 
-    cdef int run(self, Py_ssize_t max_statements) except -1:
-        """Decode rows of the current frame until it ends or the sink holds max_statements
-        (-1: no limit)."""
-        cdef const unsigned char* p = self.pos
-        cdef const unsigned char* end = self.stop
-        cdef const unsigned char* q
-        cdef uint64_t tag, v
-        cdef int gc_was_enabled
-        # A frame creates many objects and no cycles: without this, every 700 statement tuples
-        # would start a collection.  The collector is back on when the run is done.
-        gc_was_enabled = PyGC_Disable()
-        try:
-            while p < end:
-                q = self.tag(p, end, &tag)
-                if tag == 0x0A or tag == 0x7A:
-                    p = self.length(q, end, &v)
-                    if tag == 0x0A:
-                        self.row(p, p + v)
-                        self.row_index += 1
-                    else:
-                        self.metadata_entry(p, p + v)
-                    p = p + v
-                else:
-                    p = self.skip(q, end, tag)
-                if max_statements >= 0 and self.sink.pending >= max_statements:
-                    break
-        except Exception as exc:
-            self.release()
-            raise self.locate(exc)
-        except BaseException:
-            self.release()
-            raise
-        finally:
-            self.pos = p
-            if gc_was_enabled:
-                PyGC_Enable()
-        return 0
+    cdef const unsigned char* frame_field(self, uint64_t tag, const unsigned char* q,
+                                          const unsigned char* end) except NULL:
+        cdef uint64_t v
+        if tag == 0x7A:                 # metadata
+            q = self.length(q, end, &v)
+            self.metadata_entry(q, q + v)
+            return q + v
+        return self.skip(q, end, tag)
 
     def begin_frame(self, data, Py_ssize_t offset=0):
         """Start decoding one frame (the bytes of an ``RdfStreamFrame``, without a length
         prefix, in any buffer); ``offset`` is its position in the whole stream, for errors."""
-        if self.failed is not None:
-            raise self.failed
-        self.release()
-        PyObject_GetBuffer(data, &self.view, PyBUF_SIMPLE)
-        self.has_view = True
-        self.base = <const unsigned char*>self.view.buf
-        self.pos = self.base
-        self.stop = self.base + self.view.len
-        self.base_offset = offset
-        self.row_index = 0
-        for i in range(9):
-            self.counts[i] = 0
+        self.begin_view(data, offset)
         self.named = 0
-        self.in_scratch = False
         self.out_namespaces = []
         self.metadata = {}
         self.sink.take(False)
@@ -483,8 +395,8 @@ cdef class Decoder(TermDecoder):
         self.release()
         statements = self.sink.take(self.physical_type != PT_TRIPLES)
         frame = Frame(self.frame_index, statements, self.metadata, self.out_namespaces,
-                      tuple([self.counts[i] for i in range(9)]), self.named,
-                      self.counts[1] + self.counts[2], self.stream_index)
+                      tuple([self.counts[f] for f in _ROW_FIELDS]), self.named,
+                      self.counts[ROW_TRIPLE] + self.counts[ROW_QUAD], self.stream_index)
         self.frame_index += 1
         return frame
 

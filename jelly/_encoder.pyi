@@ -56,6 +56,11 @@ class Encoder(TermEncoder):
     def add_namespace(self, name: str, iri: object) -> None:
         """Write a namespace declaration row (name without the colon; the IRI of the namespace
         as a ``str``, an :class:`~jelly.IRI` or a term the ``term_adapter`` makes one of)."""
+    def start_segment(self) -> None:
+        """Start a self-contained segment with the next row: the options row is written again
+        and the lookups, repeated terms and IRI deltas start afresh (the first entry and IRI
+        with explicit ids), so the frames from here on decode without what came before.  Call
+        it between frames and outside a graph."""
     def take_frame(self, metadata: Mapping[str, bytes | bytearray] | None = None,
                    close_graph: bool = False, delimited: bool = False) -> bytes:
         """Return the bytes of the current ``RdfStreamFrame`` (after its length as a varint when

@@ -284,6 +284,18 @@ cdef class Encoder(TermEncoder):
         wb_close(&self.buf, msg)
         wb_close(&self.buf, row)
 
+    def start_segment(self):
+        """Start a self-contained segment with the next row: the options row is written again
+        and the lookups, repeated terms and IRI deltas start afresh (the first entry and IRI
+        with explicit ids), so the frames from here on decode without what came before.  Call
+        it between frames and outside a graph."""
+        if self.buf.len:
+            raise JellyEncodeError("a segment starts with a frame: take the pending frame first")
+        if self.graph_is_open:
+            raise JellyEncodeError("a segment cannot start inside a graph: end the graph first")
+        self.reset_state()
+        self.options_written = False
+
     def take_frame(self, metadata=None, bint close_graph=False, bint delimited=False):
         """Return the bytes of the current ``RdfStreamFrame`` (after its length as a varint when
         ``delimited``) and start a new one.

@@ -51,3 +51,20 @@ def next_frame(data: Buffer, pos: int, max_frame_size: int = 4611686018427387904
     ``data`` (any buffer holding a complete stream), or None at its end; scans only the
     prefix.  Raises like :class:`FrameSplitter` for malformed, oversized or truncated input
     (``index`` is the frame's number, for the error)."""
+
+def segment_starts(data: Buffer, pos: int = 0, index: int = 0,
+                   max_frame_size: int = 4611686018427387904
+                   ) -> tuple[list[tuple[int, int, bytes | None]], int, int]:
+    """Walk the length prefixes of the delimited frames in ``data`` (any buffer) from ``pos``, a
+    frame boundary (``index``: that frame's number), and find the candidate segment starts:
+    frames whose first row is exactly a stream options row (see :mod:`jelly.parallel`).  Only
+    each frame's prefix and first bytes are read.
+
+    Returns ``(starts, pos, index)``: ``starts`` a list of ``(offset, frame index, options)``
+    (``offset``: where the frame's length prefix is; ``options``: the bytes of its
+    ``RdfStreamOptions``, or None for a frame whose first row may be an options row in a form
+    that is not a plain segment start), and where the walk stopped, with that frame's number:
+    at the end of ``data``; before a frame whose start ``data`` does not hold (a block of a
+    larger file: read on from there; in a whole file, it is truncated); or beyond the end of
+    ``data``, when the last frame walked ends there.  Raises like :class:`FrameSplitter` for a
+    malformed or oversized length prefix."""

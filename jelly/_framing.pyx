@@ -20,7 +20,7 @@ from libc.stdint cimport uint64_t
 from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_SIMPLE
 from cpython.bytes cimport PyBytes_FromStringAndSize
 
-from ._wire cimport read_varint
+from ._wire cimport read_varint, skip_field
 
 from .errors import JellyDecodeError, JellyLimitError, JellyTruncatedError
 
@@ -93,54 +93,115 @@ cdef class FrameSplitter:
     def feed(self, data):
         """Add the next bytes of the stream; returns the frames they complete."""
         cdef list out = []
-        cdef const unsigned char* p
-        cdef const unsigned char* q
-        cdef const unsigned char* end
-        cdef uint64_t n
+        cdef Py_buffer view
+        cdef const unsigned char* d
+        cdef Py_ssize_t n, used = 0, taken
         cdef int r
         if self.finished:
             raise ValueError("feed() after finish()")
-        if data:
-            self.buf += data
-        p = <const unsigned char*>(<char*>self.buf) + self.start
-        end = <const unsigned char*>(<char*>self.buf) + len(self.buf)
         if self.delimited is None:
-            r = _detect(p, end - p)
+            self.buf += data
+            r = _detect(<const unsigned char*>(<char*>self.buf) + self.start,
+                        len(self.buf) - self.start)
             if r < 0:
                 return out
             self.delimited = bool(r)
+            if self.delimited:      # go on with what was buffered as the new data
+                data = bytes(self.buf[self.start:])
+                self.base += self.start
+                self.buf = bytearray()
+                self.start = 0
+            else:
+                data = b""          # already in buf
         if not self.delimited:
-            if <uint64_t>(end - p) > self.max_frame:
+            if data:
+                self.buf += data
+            if <uint64_t>(len(self.buf) - self.start) > self.max_frame:
                 raise JellyLimitError(f"single-frame input exceeds the frame size limit of "
                                       f"{self.max_frame} bytes", offset=self.base, frame=0)
             return out
+        PyObject_GetBuffer(data, &view, PyBUF_SIMPLE)
+        try:
+            d = <const unsigned char*>view.buf
+            n = view.len
+            if self.start < len(self.buf):
+                used = self._complete(d, n, out)
+                if used < 0:
+                    return out      # data went into the frame that is still incomplete
+            # Frames that lie whole in data are copied out of it once; the rest is kept.
+            taken = self._split(d + used, d + n, self.position, out)
+            self.base += taken
+            if used + taken < n:
+                self.buf += (<const char*>d)[used + taken:n]
+        finally:
+            PyBuffer_Release(&view)
+        return out
+
+    cdef void _drop(self) noexcept:
+        # Every byte in buf has been returned in a frame.
+        self.base += len(self.buf)
+        self.buf = bytearray()
+        self.start = 0
+
+    cdef Py_ssize_t _split(self, const unsigned char* p, const unsigned char* end,
+                           Py_ssize_t at, list out) except -1:
+        """Append the complete frames at p (stream offset ``at``) to out; returns the bytes
+        they take (an incomplete frame at the end is left)."""
+        cdef const unsigned char* begin = p
+        cdef const unsigned char* q
+        cdef uint64_t n
         while p < end:
             q = read_varint(p, end, &n)
             if q == NULL:
                 if end - p >= 10:
                     raise JellyDecodeError("malformed frame length prefix (varint longer than "
-                                           "10 bytes)", offset=self.position, frame=self.frames)
+                                           "10 bytes)", offset=at + (p - begin),
+                                           frame=self.frames)
                 break       # the prefix is not complete yet
             if n > self.max_frame:
                 raise JellyLimitError(f"frame of {n} bytes exceeds the limit of "
-                                      f"{self.max_frame} bytes", offset=self.position + (q - p),
+                                      f"{self.max_frame} bytes", offset=at + (q - begin),
                                       frame=self.frames)
             if n > <uint64_t>(end - q):
                 break       # the frame is not complete yet
-            out.append((self.base + (q - <const unsigned char*>(<char*>self.buf)),
-                        PyBytes_FromStringAndSize(<const char*>q, n)))
+            out.append((at + (q - begin), PyBytes_FromStringAndSize(<const char*>q, n)))
             self.frames += 1
             p = q + n
-            self.start = p - <const unsigned char*>(<char*>self.buf)
-        self._compact()
-        return out
+        return p - begin
 
-    cdef void _compact(self) noexcept:
-        # Drop consumed bytes once they are most of the buffer (amortised O(1) per byte).
-        if self.start > 65536 and self.start * 2 > len(self.buf):
-            del self.buf[:self.start]
-            self.base += self.start
-            self.start = 0
+    cdef Py_ssize_t _complete(self, const unsigned char* d, Py_ssize_t n, list out) except -2:
+        """Give the frame pending in buf the bytes of d[:n] it lacks: returns how many it
+        took once it is complete (then it is in out and buf is empty), or -1 if all of d went
+        into it and it is still incomplete."""
+        cdef bytes head
+        cdef const unsigned char* h
+        cdef const unsigned char* q
+        cdef uint64_t size
+        cdef Py_ssize_t need, m
+        # The length prefix (at most 10 bytes) may lie partly in data.
+        head = bytes(self.buf[self.start:self.start + 10]) + (<const char*>d)[:min(n, 10)]
+        h = <const unsigned char*><char*>head
+        m = min(len(head), 10)
+        q = read_varint(h, h + m, &size)
+        if q == NULL:
+            if m >= 10:
+                raise JellyDecodeError("malformed frame length prefix (varint longer than 10 "
+                                       "bytes)", offset=self.position, frame=self.frames)
+            self.buf += (<const char*>d)[:n]     # the prefix is not complete yet
+            return -1
+        if size > self.max_frame:
+            raise JellyLimitError(f"frame of {size} bytes exceeds the limit of "
+                                  f"{self.max_frame} bytes", offset=self.position + (q - h),
+                                  frame=self.frames)
+        need = <Py_ssize_t>((q - h) + size) - (len(self.buf) - self.start)
+        if n < need:
+            self.buf += (<const char*>d)[:n]
+            return -1
+        self.buf += (<const char*>d)[:need]
+        self._split(<const unsigned char*>(<char*>self.buf) + self.start,
+                    <const unsigned char*>(<char*>self.buf) + len(self.buf), self.position, out)
+        self._drop()
+        return need
 
     def finish(self):
         """The stream has ended: returns ``[(0, frame)]`` for a single-frame stream, ``[]``
@@ -200,5 +261,135 @@ def next_frame(data, Py_ssize_t pos, uint64_t max_frame_size=2**62, Py_ssize_t i
             raise JellyTruncatedError(f"input ends inside a frame: {n} bytes announced, "
                                       f"{end - q} present", offset=q - base, frame=index)
         return q - base, q - base + <Py_ssize_t>n
+    finally:
+        PyBuffer_Release(&view)
+
+
+# How much of a frame's start the segment scan looks at: the length prefix, the first row's
+# prefix and the options message, which is small (a longer one is not taken for a segment start).
+DEF HEADER_WINDOW = 4096
+
+
+cdef int _first_row(const unsigned char* p, const unsigned char* fend, const unsigned char* win,
+                    const unsigned char** opt, uint64_t* optlen) noexcept:
+    """What the first row of the frame p..fend is, from the bytes before win: 0 not a stream
+    options row; 1 a row that is exactly one options message (a segment start: opt, optlen);
+    2 cannot tell (it may be an options row: the file is not split)."""
+    cdef const unsigned char* t
+    cdef const unsigned char* r
+    cdef const unsigned char* row_end
+    cdef const unsigned char* o = NULL
+    cdef uint64_t tag, v
+    cdef int field, last = 0, options = 0, others = 0
+    while True:                 # to the frame's first rows field (0A)
+        if p >= fend:
+            return 0            # a frame without rows
+        if p >= win:
+            return 2
+        t = read_varint(p, win, &tag)
+        if t == NULL:
+            return 2
+        if tag == 0x0A:
+            break
+        if (tag & 7) == 2:
+            t = read_varint(t, win, &v)
+            if t == NULL or v > <uint64_t>(fend - t):
+                return 2
+            p = t + v
+        else:
+            p = skip_field(t, win, tag, 0)
+            if p == NULL:
+                return 2
+    r = read_varint(t, win, &v)
+    if r == NULL:
+        return 2
+    if v > <uint64_t>(fend - r):
+        return 0                # malformed: every reader rejects the frame
+    row_end = r + v
+    while r < row_end:          # the row's fields: the last member of the oneof wins
+        if r >= win:
+            return 2
+        t = read_varint(r, win, &tag)
+        if t == NULL:
+            return 2
+        field = <int>(tag >> 3) if (tag >> 3) < 64 else 0
+        if (tag & 7) == 2:
+            r = read_varint(t, win, &v)
+            if r == NULL or v > <uint64_t>(row_end - r):
+                return 2
+            if field == 1:
+                options += 1
+                o = r
+                optlen[0] = v
+            elif 2 <= field <= 6 or 9 <= field <= 11:
+                others += 1
+            if 1 <= field <= 6 or 9 <= field <= 11:
+                last = field
+            r = r + v
+        else:
+            r = skip_field(t, win, tag, 0)
+            if r == NULL:
+                return 2
+    if last != 1:
+        return 0
+    if options == 1 and others == 0 and o + optlen[0] <= win:
+        opt[0] = o
+        return 1
+    return 2
+
+
+def segment_starts(data, Py_ssize_t pos=0, Py_ssize_t index=0,
+                   uint64_t max_frame_size=2**62):
+    """Walk the length prefixes of the delimited frames in ``data`` (any buffer) from ``pos``, a
+    frame boundary (``index``: that frame's number), and find the candidate segment starts:
+    frames whose first row is exactly a stream options row (see :mod:`jelly.parallel`).  Only
+    each frame's prefix and first bytes are read.
+
+    Returns ``(starts, pos, index)``: ``starts`` a list of ``(offset, frame index, options)``
+    (``offset``: where the frame's length prefix is; ``options``: the bytes of its
+    ``RdfStreamOptions``, or None for a frame whose first row may be an options row in a form
+    that is not a plain segment start), and where the walk stopped, with that frame's number:
+    at the end of ``data``; before a frame whose start ``data`` does not hold (a block of a
+    larger file: read on from there; in a whole file, it is truncated); or beyond the end of
+    ``data``, when the last frame walked ends there.  Raises like :class:`FrameSplitter` for a
+    malformed or oversized length prefix."""
+    cdef Py_buffer view
+    cdef const unsigned char* base
+    cdef const unsigned char* p
+    cdef const unsigned char* q
+    cdef const unsigned char* o = NULL
+    cdef const unsigned char* end
+    cdef const unsigned char* win
+    cdef uint64_t n, optlen = 0
+    cdef int kind
+    cdef list starts = []
+    PyObject_GetBuffer(data, &view, PyBUF_SIMPLE)
+    try:
+        base = <const unsigned char*>view.buf
+        end = base + view.len
+        p = base + pos
+        while p < end:
+            q = read_varint(p, end, &n)
+            if q == NULL:
+                if end - p >= 10:
+                    raise JellyDecodeError("malformed frame length prefix (varint longer than "
+                                           "10 bytes)", offset=p - base, frame=index)
+                break       # the prefix is not in data
+            if n > max_frame_size:
+                raise JellyLimitError(f"frame of {n} bytes exceeds the limit of "
+                                      f"{max_frame_size} bytes", offset=q - base, frame=index)
+            win = q + (n if n < HEADER_WINDOW else HEADER_WINDOW)
+            if win > end:
+                break       # the frame's start is not in data
+            kind = _first_row(q, q + n, win, &o, &optlen)
+            if kind == 1:
+                starts.append((p - base, index, PyBytes_FromStringAndSize(<const char*>o, optlen)))
+            elif kind == 2:
+                starts.append((p - base, index, None))
+            index += 1
+            if n > <uint64_t>(end - q):
+                return starts, (q - base) + <Py_ssize_t>n, index     # it ends beyond data
+            p = q + n
+        return starts, p - base, index
     finally:
         PyBuffer_Release(&view)

@@ -50,11 +50,33 @@ cdef class EncodeTable:
     cdef uint64_t* gen
     cdef uint64_t* epoch
 
-    cdef void touch(self, uint32_t slot, uint64_t epoch) noexcept
     cdef uint32_t find(self, str key, uint64_t epoch) except? 0
     cdef uint32_t assign(self, str key, uint64_t epoch) except 0
     cdef int clear(self) except -1
     cdef int grow(self, uint64_t cap) except -1
+
+
+cdef inline void et_touch(EncodeTable t, uint32_t slot, uint64_t epoch) noexcept:
+    # Move slot to the head (most recently used) of t's list.  Inline here, in the .pxd, so
+    # that the term encoders of other modules, which touch a slot for most terms, get it
+    # inlined rather than through a method call.
+    t.epoch[slot] = epoch
+    if t.head == slot:
+        return
+    cdef uint32_t p = t.prev[slot], n = t.next[slot]
+    if p:
+        t.next[p] = n
+    if n:
+        t.prev[n] = p
+    if t.tail == slot:
+        t.tail = p
+    t.prev[slot] = 0
+    t.next[slot] = t.head
+    if t.head:
+        t.prev[t.head] = slot
+    t.head = slot
+    if t.tail == 0:
+        t.tail = slot
 
 
 cdef class IriSplit:

@@ -257,33 +257,13 @@ cdef class EncodeTable:
             self.keys[i] = None
         return 0
 
-    cdef inline void touch(self, uint32_t slot, uint64_t epoch) noexcept:
-        # Move slot to the head (most recently used) of the list.
-        self.epoch[slot] = epoch
-        if self.head == slot:
-            return
-        cdef uint32_t p = self.prev[slot], n = self.next[slot]
-        if p:
-            self.next[p] = n
-        if n:
-            self.prev[n] = p
-        if self.tail == slot:
-            self.tail = p
-        self.prev[slot] = 0
-        self.next[slot] = self.head
-        if self.head:
-            self.prev[self.head] = slot
-        self.head = slot
-        if self.tail == 0:
-            self.tail = slot
-
     cdef uint32_t find(self, str key, uint64_t epoch) except? 0:
         """The slot holding key (touched), or 0."""
         cdef object s = self.slots.get(key)
         if s is None:
             return 0
         cdef uint32_t slot = <uint32_t>s
-        self.touch(slot, epoch)
+        et_touch(self, slot, epoch)
         return slot
 
     cdef uint32_t assign(self, str key, uint64_t epoch) except 0:
@@ -302,7 +282,7 @@ cdef class EncodeTable:
         self.keys[slot] = key
         self.slots[key] = slot
         self.gen[slot] += 1
-        self.touch(slot, epoch)
+        et_touch(self, slot, epoch)
         return slot
 
 

@@ -67,6 +67,14 @@ class TermParser:
         """The term that ``text`` spells; ``RdfSyntaxError`` if it is not exactly one."""
 
 @final
+class TermScanner:
+    """Terms at a position of another line-based format's buffer (RDF Patch text): the same
+    scanners, caches and errors as :func:`parse_nquads`, used from Cython (``_ntriples.pxd``).
+    ``syntax`` as for :func:`parse_nquads`."""
+
+    def __init__(self, syntax: _Syntax = None) -> None: ...
+
+@final
 class UntilMessage:
     """The statements of a parse (an iterator of statements and ``MESSAGE`` items) up to the
     next ``MESSAGE`` or the end: one RDF message of a message log.  Afterwards ``delimited``

@@ -39,7 +39,7 @@ from functools import partial
 from .errors import JellyDecodeError, RdfSyntaxError
 from .io import READ_ERRORS, read_some
 
-__all__ = ["parse_nquads", "MESSAGE", "TermParser", "UntilMessage", "SYNTAXES"]
+__all__ = ["parse_nquads", "MESSAGE", "TermParser", "TermScanner", "UntilMessage", "SYNTAXES"]
 
 #: The values of ``syntax=`` besides ``None``.
 SYNTAXES = ("rdf12", "rdf-star")
@@ -737,33 +737,48 @@ cdef Py_ssize_t _split_point(bytearray buf, Py_ssize_t lo):
     return i + 1 if i >= lo else 0
 
 
-def _parse_chunks(read, _Parser parser, Py_ssize_t chunk_size):
+def _line_blocks(read, Py_ssize_t chunk_size, str reader):
+    """The input in blocks of whole lines: ``(buffer, n)``, the lines being ``buffer[:n]`` (the
+    last line of the input may lack its line end).  The buffer may be read until the next block
+    is asked for.  Shared with the RDF Patch text reader (``_rdfpatch.pyx``)."""
     cdef bytearray pending = bytearray()
     cdef Py_ssize_t cut, before
-    cdef bint eof = False, done
-    cdef list out
+    cdef bint eof = False
     while not eof:
         try:
             chunk = read(chunk_size)
         except READ_ERRORS as exc:
-            raise JellyDecodeError(f"cannot read the input: {exc}", line=parser.line) from None
+            raise JellyDecodeError(f"cannot read the input: {exc}") from None
         if not chunk:
             eof = True
             cut = PyByteArray_GET_SIZE(pending)   # the last line may lack a line end
         else:
+            if not isinstance(chunk, (bytes, bytearray)):
+                if isinstance(chunk, memoryview):
+                    chunk = chunk.tobytes()
+                else:
+                    raise TypeError(f"{reader} needs a binary stream; read() returned "
+                                    f"{type(chunk).__name__}")
             before = PyByteArray_GET_SIZE(pending)
             pending += chunk
             cut = _split_point(pending, before - 1)   # only the new bytes (and a held-back CR)
         if cut:
-            parser.begin(pending, cut)
-            done = False
-            while not done:
-                out, err, done = parser.step(_BATCH)
-                for item in out:
-                    yield item
-                if err is not None:
-                    raise err
+            yield pending, cut
             del pending[:cut]
+
+
+def _parse_chunks(read, _Parser parser, Py_ssize_t chunk_size):
+    cdef bint done
+    cdef list out
+    for pending, cut in _line_blocks(read, chunk_size, "parse_nquads"):
+        parser.begin(pending, cut)
+        done = False
+        while not done:
+            out, err, done = parser.step(_BATCH)
+            for item in out:
+                yield item
+            if err is not None:
+                raise err
 
 
 def parse_nquads(source, *, messages=False, chunk_size=_DEFAULT_CHUNK, allow_relative_iris=False,
@@ -816,6 +831,36 @@ cdef class TermParser:
         if p.p != p.end:
             p._fail("unexpected text after the term", p.p)
         return term
+
+
+@cython.final
+cdef class TermScanner:
+    """Terms at a position of another line-based format's buffer (RDF Patch text): the same
+    scanners, caches and errors as :func:`parse_nquads`; used from Cython (``_ntriples.pxd``).
+    ``syntax`` as for :func:`parse_nquads`."""
+
+    def __init__(self, syntax=None):
+        self.parser = _Parser(False, False, _syntax_code(syntax))
+
+    cdef object scan(self, const unsigned char* p, const unsigned char* end,
+                     const unsigned char* line_start, Py_ssize_t line, int role,
+                     const unsigned char** after):
+        cdef _Parser ps = <_Parser>self.parser
+        ps.p = p
+        ps.end = end
+        ps.line_start = line_start
+        ps.line = line
+        term = ps._graph() if role == 3 else ps._term(0, role)
+        after[0] = ps.p
+        return term
+
+    cdef int fail(self, str msg, const unsigned char* at, const unsigned char* end,
+                  const unsigned char* line_start, Py_ssize_t line) except -1:
+        cdef _Parser ps = <_Parser>self.parser
+        ps.end = end
+        ps.line_start = line_start
+        ps.line = line
+        return ps._fail(msg, at)
 
 
 @cython.final

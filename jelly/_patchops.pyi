@@ -13,6 +13,8 @@ from typing import Any, Final, final
 class PatchOp:
     """Base class of every patch operation (``kind`` is the compiled readers' and writers' tag)."""
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        """Raises TypeError: PatchOp is abstract (use its subclasses or the constants)."""
     @property
     def kind(self) -> int: ...
     def __str__(self) -> str:

@@ -1,5 +1,7 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""The Jelly term encoding, decode side, shared by Jelly-RDF and Jelly-Patch.
+"""The Jelly term encoding, decode side, shared by Jelly-RDF and Jelly-Patch, and the frame
+loop both formats have (rows in field 1 of the frame message, each a oneof of messages whose
+winner goes to the format's ``row_content``).
 
 IRIs are resolved through the lookup tables (prefix id 0: the previous prefix; name id 0: the
 previous name + 1) and cached per name slot; literals take their datatype from the datatype
@@ -11,10 +13,16 @@ by the decoder's TermFactory.
 
 cimport cython
 from libc.stdint cimport uint32_t, uint64_t
+from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_SIMPLE
+from libc.string cimport memcmp, memcpy
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
 from cpython.list cimport PyList_GET_ITEM
 
-from ._wire cimport WT_LEN, K_NONE, K_IRI, K_BNODE, K_LITERAL, K_TRIPLE, K_DEFAULT
+cdef extern from "Python.h":
+    int PyGC_Enable()
+    int PyGC_Disable()
+
+from ._wire cimport read_varint, WT_LEN, K_NONE, K_IRI, K_BNODE, K_LITERAL, K_TRIPLE, K_DEFAULT
 from ._buffer cimport WireReader, Slot, F_UNKNOWN, F_VARINT, F_STRING, F_MSG
 from ._lookup cimport DecodeTables
 from ._sink cimport TermFactory
@@ -25,6 +33,9 @@ from .options import MIN_NAME_TABLE_SIZE
 
 
 cdef object _UNSET = object()
+# The last ids of a stream whose earlier rows are unknown (unknown_past): an id 0 counting on
+# from it comes out as 0 and fails.
+cdef uint32_t _UNKNOWN = 0xFFFFFFFF
 cdef tuple _POSITION_NAMES = ("subject", "predicate", "object", "graph")
 cdef tuple _ENTRY_NAMES = ("name", "prefix", "datatype")
 
@@ -51,13 +62,30 @@ cdef class TermDecoder(WireReader):
         self.terms = terms
         self.default_graph = terms.default_graph
         self.tables = DecodeTables()
+        self.lang_strs = [None] * LANG_SLOTS
         self.reset_terms()
+
+    def __dealloc__(self):
+        self.release()
 
     cdef int reset_terms(self) except -1:
         # None is a term for some factories (the N-Triples default graph), so "no previous
         # term" is _UNSET.
         self.last = [_UNSET, _UNSET, _UNSET, _UNSET]
         self.has_tables = False
+        return 0
+
+    cdef int unknown_past(self) except -1:
+        """The input starts inside a stream (at a segment start) whose earlier rows are not
+        known: an id 0 that would count on from them (the first entry of a table, the first
+        IRI's name) or mean their last prefix fails to decode, as do repeated terms before a
+        term of that position and lookup slots used before the input defines them.  What
+        decodes is then what a reader of the whole stream reads there."""
+        cdef DecodeTables t = self.tables
+        t.last_name_entry = t.last_prefix_entry = t.last_datatype_entry = _UNKNOWN
+        t.last_name_id = _UNKNOWN
+        if t.n_prefixes:
+            t.last_prefix_id = _UNKNOWN
         return 0
 
     cdef int field_kind(self, int mtype, uint64_t field, int* sub) noexcept:
@@ -79,6 +107,119 @@ cdef class TermDecoder(WireReader):
                 return F_VARINT
             return F_STRING if field == 2 else F_UNKNOWN
         return F_UNKNOWN
+
+    # ------------------------------------------------------------------ frames
+
+    cdef void release(self) noexcept:
+        if self.has_view:
+            PyBuffer_Release(&self.view)
+            self.has_view = False
+
+    cdef int begin_view(self, object data, Py_ssize_t offset) except -1:
+        """Hold the buffer of a frame to decode (``offset``: its position in the stream)."""
+        cdef int i
+        if self.failed is not None:
+            raise self.failed
+        self.release()
+        PyObject_GetBuffer(data, &self.view, PyBUF_SIMPLE)
+        self.has_view = True
+        self.base = <const unsigned char*>self.view.buf
+        self.pos = self.base
+        self.stop = self.base + self.view.len
+        self.base_offset = offset
+        self.row_index = 0
+        for i in range(16):
+            self.counts[i] = 0
+        self.in_scratch = False
+        return 0
+
+    cdef int run(self, Py_ssize_t max_statements) except -1:
+        """Decode rows of the current frame until it ends or the sink holds max_statements
+        (-1: no limit)."""
+        cdef const unsigned char* p = self.pos
+        cdef const unsigned char* end = self.stop
+        cdef const unsigned char* q
+        cdef uint64_t tag, v
+        cdef int gc_was_enabled
+        # A frame creates many objects and no cycles: without this, every 700 statement tuples
+        # would start a collection.  The collector is back on when the run is done.
+        gc_was_enabled = PyGC_Disable()
+        try:
+            while p < end:
+                q = self.tag(p, end, &tag)
+                if tag == 0x0A:
+                    p = self.length(q, end, &v)
+                    self.row(p, p + v)
+                    self.row_index += 1
+                    p = p + v
+                else:
+                    p = self.frame_field(tag, q, end)
+                if max_statements >= 0 and self.sink.pending >= max_statements:
+                    break
+        except Exception as exc:
+            self.release()
+            raise self.locate(exc)
+        except BaseException:
+            self.release()
+            raise
+        finally:
+            self.pos = p
+            if gc_was_enabled:
+                PyGC_Enable()
+        return 0
+
+    cdef const unsigned char* frame_field(self, uint64_t tag, const unsigned char* q,
+                                          const unsigned char* end) except NULL:
+        return self.skip(q, end, tag)
+
+    cdef int row(self, const unsigned char* p, const unsigned char* end) except -1:
+        """One row: the winning member of its oneof goes to row_content (merged when it occurs
+        more than once)."""
+        cdef Slot row
+        cdef uint64_t tag, v
+        cdef const unsigned char* start = p
+        cdef const unsigned char* tagpos
+        cdef const unsigned char* q
+        cdef int f
+        cdef Py_ssize_t saved
+        cdef bytes merged
+        row.field = 0
+        # Fast path: the row is one length-delimited member of the oneof filling the row.
+        if p < end and (p[0] & 7) == WT_LEN and p[0] < 0x80:
+            f = p[0] >> 3
+            if (self.row_members >> f) & 1:
+                q = read_varint(p + 1, end, &v)
+                if q != NULL and v == <uint64_t>(end - q):
+                    self.counts[f] += 1
+                    return self.row_content(f, q, end)
+        # The row is one oneof of message members: find the winner.
+        while p < end:
+            tagpos = p
+            q = self.tag(p, end, &tag)
+            f = <int>(tag >> 3) if (tag >> 3) < 16 else 0
+            if (tag & 7) == WT_LEN and (self.row_members >> f) & 1:
+                p = self.length(q, end, &v)
+                self.record(&row, f, self.row_type, tagpos, p, v)
+                p = p + v
+            else:
+                p = self.skip(q, end, tag)
+        if row.field == 0:
+            self.fail(start, "stream row without content")
+        self.counts[row.field] += 1
+        if row.count > 1:
+            merged = self.merged(&row, self.row_type)
+            saved = self.scratch_begin(&row)
+            try:
+                p = <const unsigned char*>PyBytes_AS_STRING(merged)
+                self.row_content(row.field, p, p + PyBytes_GET_SIZE(merged))
+            finally:
+                self.scratch_end(saved)
+        else:
+            self.row_content(row.field, row.p, row.end)
+        return 0
+
+    cdef int row_content(self, int f, const unsigned char* p, const unsigned char* end) except -1:
+        raise NotImplementedError
 
     # ------------------------------------------------------------------ tables
 
@@ -133,6 +274,9 @@ cdef class TermDecoder(WireReader):
             id32 = last + 1
         if id32 == 0 or id32 > size:
             kind = _ENTRY_NAMES[which]
+            if last == _UNKNOWN:
+                self.fail(start, f"{kind} entry id 0 (the previous entry's id + 1) in the "
+                                 f"first {kind} entry of a segment")
             if size == 0:
                 self.fail(start, f"{kind} entry in a stream whose {kind} table is disabled "
                                  f"(size 0)")
@@ -183,9 +327,14 @@ cdef class TermDecoder(WireReader):
 
     cdef object resolve_sparse(self, uint32_t pid, uint32_t nid, const unsigned char* at):
         """An IRI with a prefix or name id beyond the dense tables: out of range, undefined,
-        or kept sparse (built each time, not cached)."""
+        or kept sparse (built each time, not cached); an id 0 leaning on the unknown rows
+        before a segment (``unknown_past``)."""
         cdef DecodeTables t = self.tables
         cdef object prefix, name
+        if nid == 0 and t.last_name_id == _UNKNOWN:
+            self.fail(at, "name id 0 (the previous name + 1) in the first IRI of a segment")
+        if pid == _UNKNOWN:
+            self.fail(at, "prefix id 0 (the previous prefix) in the first IRI of a segment")
         if pid >= t.cap_prefixes:
             if pid > t.n_prefixes:
                 self.fail(at, f"prefix id {pid} is outside the prefix table (size "
@@ -227,12 +376,42 @@ cdef class TermDecoder(WireReader):
         return self.resolve_iri(pid, nid, start)
 
     @cython.final
+    cdef str lang_tag(self, const unsigned char* p, Py_ssize_t n):
+        """A language tag: the str made for the same bytes before, when the cache has it (a
+        dataset uses a few dozen tags, and multilingual data cycles through them).  The
+        cache is an open-addressing table keyed by the tag's bytes as two words."""
+        cdef uint64_t key[2]
+        cdef unsigned int h, i, slot
+        cdef str s
+        if n > LANG_MAX:
+            return self.string(p, p + n)
+        key[0] = key[1] = 0
+        memcpy(key, p, n)
+        h = <unsigned int>(((key[0] ^ (key[1] * 0xC2B2AE3D27D4EB4FULL) ^ <uint64_t>n)
+                            * 0x9E3779B97F4A7C15ULL) >> 56)
+        for i in range(4):
+            slot = (h + i) % LANG_SLOTS
+            if self.lang_len[slot] == n and self.lang_key[slot][0] == key[0] \
+                    and self.lang_key[slot][1] == key[1]:
+                return <str>PyList_GET_ITEM(self.lang_strs, slot)
+            if self.lang_len[slot] == 0:
+                break
+        else:
+            slot = h      # the probes are taken: replace the first
+        s = self.string(p, p + n)
+        self.lang_strs[slot] = s
+        self.lang_key[slot][0] = key[0]
+        self.lang_key[slot][1] = key[1]
+        self.lang_len[slot] = <unsigned char>n
+        return s
+
+    @cython.final
     cdef object literal(self, const unsigned char* p, const unsigned char* end):
         cdef uint64_t tag, v, dt = 0
         cdef const unsigned char* start = p
         cdef const unsigned char* q
         cdef str lex = ""
-        cdef object lang = None
+        cdef str lang = None
         cdef int kind = 0
         cdef object dtobj = None
         cdef DecodeTables t
@@ -243,7 +422,9 @@ cdef class TermDecoder(WireReader):
                 if tag == 0x0A:
                     lex = self.string(p, p + v)
                 else:
-                    lang = self.string(p, p + v)
+                    # An empty language tag is no language tag: read it as a simple literal,
+                    # as pyjelly does (BCP 47 has no empty tag).
+                    lang = self.lang_tag(p, v) if v else None
                     kind = 2
                 p = p + v
             elif tag == 0x18:
@@ -267,10 +448,6 @@ cdef class TermDecoder(WireReader):
                 self.fail(start, f"datatype id {dt} is used before it is defined")
             if dtobj is False:  # xsd:string: the same term as a simple literal
                 dtobj = None
-            lang = None
-        elif kind != 2 or not lang:
-            # An empty language tag is no language tag: read it as a simple literal, as
-            # pyjelly does (BCP 47 has no empty tag).
             lang = None
         return self.terms.literal(lex, lang, dtobj)
 
@@ -386,11 +563,18 @@ cdef class TermDecoder(WireReader):
     cdef int statement(self, int mtype, const unsigned char* p, const unsigned char* end,
                        int n, bint has_graph, object graph) except -1:
         """Decode an RdfTriple (n=3) or RdfQuad (n=4) message into the sink; a triple with
-        ``has_graph`` goes to the sink as a quad in ``graph``.  Returns 1 for a statement in a
-        named graph, else 0."""
+        ``has_graph`` goes to the sink as a quad in ``graph``.  An RdfQuad read as a triple
+        (n=3: Jelly-Patch streams of statement type TRIPLES) must not have a graph term.
+        Returns 1 for a statement in a named graph, else 0."""
         cdef Slot slots[4]
         cdef object s, pr, o
-        self.scan(mtype, p, end, slots, n, 1)
+        if mtype == M_QUAD and n == 3:
+            self.scan(mtype, p, end, slots, 4, 1)
+            if slots[3].field:
+                self.fail(p, "statement with a graph term in a stream of triples (statement "
+                             "type TRIPLES)")
+        else:
+            self.scan(mtype, p, end, slots, n, 1)
         s = self.position(&slots[0], 0, p)
         pr = self.position(&slots[1], 1, p)
         o = self.position(&slots[2], 2, p)

@@ -16,7 +16,7 @@ from libc.string cimport memcpy
 from ._wire cimport K_NONE, K_IRI, K_BNODE, K_LITERAL, K_TRIPLE, K_DEFAULT
 from ._buffer cimport (WriteBuffer, wb_init, wb_free, wb_ensure, wb_byte, wb_varint, wb_open,
                        wb_close, wb_string_field, utf8_of)
-from ._lookup cimport EncodeTable, IriSplit
+from ._lookup cimport EncodeTable, IriSplit, et_touch
 from ._terms cimport IRI, BlankNode, Literal, Triple, DefaultGraph
 
 from ._lookup import TableFull
@@ -49,14 +49,17 @@ def _table_full_message(names):
             f"(deeply nested quoted triples?); use a larger table")
 
 
-cdef int _check_language(str lang) except -1:
+cdef int _check_language(const char* tag, Py_ssize_t n) except -1:
     # An RDF 1.2 directional language tag ("en--ltr", as the N-Triples parser keeps it): Jelly
-    # 1.1 has no field for the base direction, and writing the tag alone would lose it.
-    if "--" in lang:
-        raise JellyEncodeError(
-            f"the literal's language tag {lang!r} has a base direction (RDF 1.2 directional "
-            f"language-tagged string), which Jelly 1.1 cannot represent: RdfLiteral has no "
-            f"field for it")
+    # 1.1 has no field for the base direction, and writing the tag alone would lose it.  The
+    # scan runs over the tag's UTF-8 bytes, which the row needs anyway: a few instructions.
+    cdef Py_ssize_t i
+    for i in range(1, n):
+        if tag[i] == b'-' and tag[i - 1] == b'-':
+            raise JellyEncodeError(
+                f"the literal's language tag {tag[:n].decode('utf-8', 'replace')!r} has a base "
+                f"direction (RDF 1.2 directional language-tagged string), which Jelly 1.1 cannot "
+                f"represent: RdfLiteral has no field for it")
     return 0
 
 
@@ -201,7 +204,7 @@ cdef class TermEncoder:
         if self.n_prefixes:
             if sp.prefix_slot and self.prefixes.gen[sp.prefix_slot] == sp.prefix_gen:
                 pid = sp.prefix_slot
-                self.prefixes.touch(pid, self.epoch)
+                et_touch(self.prefixes, pid, self.epoch)
             else:
                 pid = self.prefixes.find(sp.prefix, self.epoch)
                 if pid == 0:
@@ -211,7 +214,7 @@ cdef class TermEncoder:
                 sp.prefix_gen = self.prefixes.gen[pid]
         if sp.name_slot and self.names.gen[sp.name_slot] == sp.name_gen:
             nid = sp.name_slot
-            self.names.touch(nid, self.epoch)
+            et_touch(self.names, nid, self.epoch)
         else:
             nid = self.names.find(sp.name, self.epoch)
             if nid == 0:
@@ -260,7 +263,7 @@ cdef class TermEncoder:
                 sp = self.split(<IRI>lit.datatype)
                 if sp.dt_slot and self.datatypes.gen[sp.dt_slot] == sp.dt_gen:
                     dt = sp.dt_slot
-                    self.datatypes.touch(dt, self.epoch)
+                    et_touch(self.datatypes, dt, self.epoch)
                 else:
                     dts = (<IRI>lit.datatype).value
                     dt = self.datatypes.find(dts, self.epoch)
@@ -276,10 +279,8 @@ cdef class TermEncoder:
             pl.datatype = dt
             utf8_of(lit.lex, &pl.s1, &pl.n1)
             if lit.language is not None:
-                if lit.language is not self.checked_lang:
-                    _check_language(<str>lit.language)
-                    self.checked_lang = lit.language
                 utf8_of(<str>lit.language, &pl.s2, &pl.n2)
+                _check_language(pl.s2, pl.n2)
             else:
                 pl.s2 = NULL
             return 0

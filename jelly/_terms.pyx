@@ -106,7 +106,7 @@ cdef class BlankNode:
         return (BlankNode, (self.value,))
 
 
-@cython.freelist(256)
+@cython.freelist(4096)
 @cython.final
 @cython.no_gc
 cdef class Literal:

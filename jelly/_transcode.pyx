@@ -24,7 +24,7 @@ from libc.stdint cimport uint32_t
 
 from ._wire cimport K_BNODE, K_LITERAL, K_TRIPLE
 from ._buffer cimport utf8_of
-from ._lookup cimport IriSplit
+from ._lookup cimport IriSplit, et_touch
 from ._sink cimport TermFactory, StatementSink
 from ._decoder cimport Decoder
 from ._termencoder cimport TermEncoder, Planned, POS_S, POS_P, POS_O, POS_G, POS_GRAPH_START
@@ -287,7 +287,7 @@ cdef class _WireEncoder(Encoder):
                                    f"table, whose size is 0")
         self.own(w)
         if w.dt_slot and self.datatypes.gen[w.dt_slot] == w.dt_gen:
-            self.datatypes.touch(w.dt_slot, self.epoch)
+            et_touch(self.datatypes, w.dt_slot, self.epoch)
             return w.dt_slot
         dt = self.datatypes.find(w.name, self.epoch)
         if dt == 0:

@@ -10,20 +10,19 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
-import json
 import os
 import sys
 
 from . import __version__, formats
 from .convert import convert
 from .errors import JellyError
-from .inspect import inspect, validate
+from .inspect import DETAILS, inspect, render, validate
 from .options import LogicalStreamType, PRESETS
 from .reader import read_options
-from .writer import DEFAULT_ROWS_PER_FRAME
+from .writer import DEFAULT_ROWS_PER_FRAME, DEFAULT_SEGMENT_SIZE
 
 #: Modules that add subcommands (``add_commands(subparsers)``).
-COMMAND_MODULES: tuple[str, ...] = ("jelly.transcode", "jelly.grpc.cli")
+COMMAND_MODULES: tuple[str, ...] = ("jelly.transcode", "jelly.grpc.cli", "jelly.patch_cli")
 
 
 class CliError(JellyError):
@@ -76,6 +75,9 @@ def _add_writer_options(p: argparse.ArgumentParser) -> None:
                    const=True, help="allow generalized statements")
     g.add_argument("--single-frame", action="store_true",
                    help="write one non-delimited frame instead of a delimited stream")
+    g.add_argument("--segment-size", type=int, default=DEFAULT_SEGMENT_SIZE, metavar="N",
+                   help=f"start a self-contained segment every N statements, so that readers can "
+                        f"split the file (default {DEFAULT_SEGMENT_SIZE}; 0: no segments)")
     j = p.add_argument_group("RDF Thrift / RDF Protobuf output options")
     j.add_argument("--values", action="store_true",
                    help="write canonical xsd:integer, xsd:decimal and xsd:double literals as "
@@ -115,7 +117,8 @@ def cmd_convert(args) -> int:
         max_datatype_table_size=args.max_datatype_table_size, rdf_star=args.rdf_star,
         generalized_statements=args.generalized_statements, values=args.values,
         prefix_names=args.prefix_names, syntax=args.syntax, base=args.base,
-        migrate=args.migrate)
+        migrate=args.migrate, take_frames=args.take_frames, combine=args.combine,
+        merge_graphs=args.merge_graphs, segment_size=args.segment_size or None, jobs=args.jobs)
     if args.verbose:
         print(f"{result.statements} statements, {result.frames} frames", file=sys.stderr)
     return 0
@@ -124,39 +127,24 @@ def cmd_convert(args) -> int:
 # -- inspect / validate --------------------------------------------------------------------------
 
 def cmd_inspect(args) -> int:
-    report = inspect(args.file, per_frame=not args.summary, format=args.format)
-    report = {"file": args.file, **report}
-    if args.json:
-        json.dump(report, sys.stdout, indent=2)
-        print()
-        return 0
-    if report.get("format"):
-        # A format without frames (RDF Thrift, RDF Protobuf): its rows by kind.
-        print(f"file: {args.file} ({formats.get(report['format']).label})")
-        for k, v in report["totals"].items():
-            print(f"  {k}: {v}")
-        return 0
-    kind = "delimited" if report["delimited"] else "single frame"
-    print(f"file: {args.file} ({kind}, {report['frames']} frames)")
-    if report["options"] is not None:
-        print("options:")
-        for k, v in report["options"].items():
-            print(f"  {k}: {v}")
-    cols = ["frame", "bytes"] + [c for c in report["totals"] if c not in ("bytes", "metadata")] \
-        + ["metadata"]
-    widths = [max(len(c), 7) for c in cols]
-    print("  ".join(c.rjust(w) for c, w in zip(cols, widths)))
-    for rows in report.get("frame_rows", ()):
-        print("  ".join(str(rows[c]).rjust(w) for c, w in zip(cols, widths)))
-    totals = report["totals"]
-    print("  ".join(str(totals.get(c, "total")).rjust(w) for c, w in zip(cols, widths)))
+    report = inspect(args.file, per_frame=args.per_frame, format=args.from_format,
+                     detail=args.detail, size=args.size)
+    sys.stdout.write(render({"file": args.file, **report}, "json" if args.json else args.format,
+                            args.file))
     return 0
 
 
 def cmd_validate(args) -> int:
-    result = validate(args.file)
+    result = validate(args.file, compare_to=args.compare_to, compare_format=args.compare_format,
+                      ordered=args.ordered, frames=args.frames, options_file=args.options_file,
+                      delimited={"auto": None, "yes": True, "no": False}[args.delimited])
     if not args.quiet:
-        print(f"valid: {result.frames} frames, {result.statements} statements")
+        streams = f"{result.streams} concatenated streams, " if result.streams > 1 else \
+            "empty input, " if not result.frames else ""
+        compared = f", same as {args.compare_to}" + (" in order" if args.ordered else "") \
+            if result.compared is not None else ""
+        print(f"valid: {streams}{result.frames} frames, {result.statements} statements"
+              f"{compared}")
     return 0
 
 
@@ -171,33 +159,77 @@ def build_parser() -> argparse.ArgumentParser:
         "convert", help="convert between Jelly and other RDF formats",
         description="Convert between RDF formats: Jelly (.jelly), N-Triples / N-Quads (.nt, "
                     ".nq), Turtle (.ttl), TriG (.trig), RDF/XML (.rdf, .owl, .xml), JSON-LD "
-                    "(.jsonld, .json; .ndjsonld for one document per line), N3 (.n3) and Jena's "
-                    "RDF Thrift (.rt, .trdf) and RDF Protobuf (.rpb), any of them gzipped "
-                    "(.gz).  '-' is stdin / stdout.")
-    conv.add_argument("input")
-    conv.add_argument("output")
+                    "(.jsonld, .json; .ndjsonld for one document per line), N3 (.n3), Jena's "
+                    "RDF Thrift (.rt, .trdf) and RDF Protobuf (.rpb), and Jelly-Text "
+                    "(.jelly.txt, the protobuf text format of frames), any of them gzipped "
+                    "(.gz) or zstd-compressed (.zst).  '-' is stdin / stdout.")
+    conv.add_argument("input", nargs="?", help="input file (default: stdin)")
+    conv.add_argument("output", nargs="?", help="output file (default: stdout)")
+    conv.set_defaults(optional_positionals=("input", "output"))
     conv.add_argument("--from", dest="from_format", metavar="FORMAT",
-                      help=f"input format ({names})")
+                      help=f"input format ({names}); default: by the file name, else by the "
+                           f"first bytes (Jelly, Jelly-Text, N-Triples, N-Quads, RDF Thrift)")
     conv.add_argument("--to", dest="to_format", metavar="FORMAT",
-                      help=f"output format ({names})")
+                      help=f"output format ({names}); default: by the file name; on stdout "
+                           f"N-Quads for Jelly input, else Jelly")
+    conv.add_argument("--take-frames", metavar="RANGE",
+                      help="only these frames of a Jelly input or messages of a message log: "
+                           "3, ..3, 3.., 1..3, 1..=3 (0-based, end excluded unless after =)")
+    conv.add_argument("--combine", action="store_true",
+                      help="merge all frames into one graph or dataset (held in memory, "
+                           "duplicates dropped), written as one document or a flat stream")
+    conv.add_argument("--merge-graphs", action="store_true",
+                      help="drop graph names: quads become triples in the default graph "
+                           "(e.g. to write N-Triples or Turtle from quads)")
     conv.add_argument("--messages", action="store_true",
                       help="RDF message log: one '# @message' block per Jelly frame (N-Triples, "
                            "N-Quads, Turtle, TriG) or one JSON-LD document per line")
+    conv.add_argument("-j", "--jobs", type=int, metavar="N",
+                      help="worker processes for Jelly to N-Triples/N-Quads and back (default: "
+                           "every core for a large file; 1: one process)")
     conv.add_argument("-v", "--verbose", action="store_true", help="print counts on stderr")
     conv.add_argument("-q", "--quiet", action="store_true",
                       help="no progress on stderr (shown for long conversions on a terminal)")
     _add_text_options(conv)
     _add_writer_options(conv)
     conv.set_defaults(func=cmd_convert)
-    insp = sub.add_parser("inspect", help="show stream options and rows per frame")
-    insp.add_argument("file")
-    insp.add_argument("--json", action="store_true", help="machine-readable output")
-    insp.add_argument("--summary", action="store_true", help="totals only, no per-frame rows")
-    insp.add_argument("--format", metavar="FORMAT",
+    insp = sub.add_parser("inspect", help="show stream options and rows of each kind",
+                          description="Stream options and rows of each kind, in total or per "
+                                      "frame, counted or in bytes.")
+    insp.add_argument("file", nargs="?", default="-", help="input file (default: stdin)")
+    rows = insp.add_mutually_exclusive_group()
+    rows.add_argument("--per-frame", action="store_true", help="a row per frame, then totals")
+    rows.add_argument("--summary", action="store_false", dest="per_frame",
+                      help="totals only (the default)")
+    insp.add_argument("--detail", choices=DETAILS,
+                      help="terms of statement rows by kind (node), position (term) or both")
+    insp.add_argument("--size", action="store_true",
+                      help="bytes on the wire instead of counts")
+    insp.add_argument("--format", choices=["table", "yaml", "json"], default="table",
+                      help="output format (default: table)")
+    insp.add_argument("--json", action="store_true", help="the same as --format json")
+    insp.add_argument("--from", dest="from_format", metavar="FORMAT",
                       help="format of the file (default: by its extension, else Jelly)")
     insp.set_defaults(func=cmd_inspect)
-    val = sub.add_parser("validate", help="check a Jelly file strictly; exit status 0 or 1")
-    val.add_argument("file")
+    val = sub.add_parser("validate", help="check a Jelly file strictly; exit status 0 or 1",
+                         description="Check a Jelly stream strictly (concatenated streams one "
+                                     "by one), optionally against expected options and "
+                                     "reference data.")
+    val.add_argument("file", nargs="?", default="-", help="input file (default: stdin)")
+    val.add_argument("--compare-to", metavar="FILE",
+                     help="the stream must hold the same statements as FILE (any format): "
+                          "the same dataset, blank nodes renamed")
+    val.add_argument("--compare-format", metavar="FORMAT",
+                     help="format of --compare-to (default: by its name, else its content)")
+    val.add_argument("--ordered", action="store_true",
+                     help="with --compare-to: the same statements in the same order")
+    val.add_argument("--frames", metavar="RANGE",
+                     help="with --compare-to: only these frames (3, ..3, 3.., 1..3, 1..=3)")
+    val.add_argument("--options-file", metavar="FILE",
+                     help="every stream must have exactly the options of this Jelly (or "
+                          "Jelly-Text) file")
+    val.add_argument("--delimited", choices=["auto", "yes", "no"], default="auto",
+                     help="require a delimited stream (yes) or a single frame (no)")
     val.add_argument("-q", "--quiet", action="store_true")
     val.set_defaults(func=cmd_validate)
     for module in COMMAND_MODULES:
@@ -210,7 +242,7 @@ def main(argv=None) -> int:
     if argv is not None:
         argv = [os.fspath(a) for a in argv]
     try:
-        args = parser.parse_args(argv)
+        args = _parse(parser, argv)
         if args.command is None:
             parser.print_help(sys.stderr)
             return 2
@@ -234,6 +266,20 @@ def main(argv=None) -> int:
             raise
         _die(f"internal error: {exc!r} (set JELLY_DEBUG=1 for a traceback)")
         return 2
+
+
+def _parse(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.Namespace:
+    """parse_args, except that optional positionals (``convert [IN] [OUT]``) may also come
+    after options (``convert in.nt --jobs 2 out.jelly``): argparse fills consecutive
+    positionals only, so the ones it left unset take the leftover arguments, in order."""
+    args, extra = parser.parse_known_args(argv)
+    for dest in getattr(args, "optional_positionals", ()):
+        if getattr(args, dest) is None:
+            given = bool(extra) and (extra[0] == "-" or not extra[0].startswith("-"))
+            setattr(args, dest, extra.pop(0) if given else "-")
+    if extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    return args
 
 
 def _die(message: str) -> None:

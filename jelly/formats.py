@@ -8,7 +8,9 @@ on first use so that looking a format up imports nothing heavy).  Adding a forma
 entry here plus its reader and writer (see ``docs/architecture.md``).
 
 Look-ups: :func:`get` (name or alias), :func:`for_path` (by extension, ``.gz`` and ``.zst``
-ignored), :func:`for_media_type`, :func:`sniff` (by the first bytes of the content).
+ignored), :func:`for_media_type`, :func:`sniff` (by the first bytes of the content),
+:func:`sniff_content` (what an input is when neither its name nor ``--from`` says) and
+:func:`looks_like` (what an input that failed to read as Jelly seems to be instead).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import os
+import re
 from typing import Any, Callable, Iterable
 
 from .errors import JellyError
@@ -72,17 +75,42 @@ def _load(spec: str) -> Callable[..., Any]:
     return loaded
 
 
-def _jelly_head(head: bytes) -> bool:
-    # A delimited stream starts with a frame length then 0A (the rows field); a single frame
-    # starts 0A <row length> 0A (the options row).
-    if not head:
-        return False
-    if head[0] == 0x0A:
-        return len(head) >= 3 and head[2] == 0x0A
-    i = 0
+def _skip_varint(head: bytes, i: int) -> int:
+    """The position after the varint at ``i`` (``len(head)`` if it runs past the end)."""
     while i < len(head) and head[i] & 0x80 and i < 9:
         i += 1
-    return i + 1 < len(head) and head[i + 1] == 0x0A
+    return i + 1
+
+
+def _options_head(head: bytes) -> int | None:
+    """The first byte of the options message of a Jelly or Jelly-Patch stream (both start with
+    an options row), or None if ``head`` does not look like one.  A delimited stream starts
+    with a frame length then 0A (the rows field); a single frame starts 0A <row length> 0A."""
+    if not head:
+        return None
+    if head[0] == 0x0A:
+        if len(head) < 3 or head[2] != 0x0A:
+            return None
+        i = 2
+    else:
+        i = _skip_varint(head, 0)
+        if i + 1 >= len(head) or head[i] != 0x0A:
+            return None
+        i = _skip_varint(head, i + 1)       # the row's length
+        if i >= len(head) or head[i] != 0x0A:
+            return None
+    i = _skip_varint(head, i + 1)           # the options message's length
+    return head[i] if i < len(head) else 0
+
+
+def _jelly_head(head: bytes) -> bool:
+    # RdfStreamOptions starts with stream_name (0A) or physical_type (10); RdfPatchOptions
+    # with its statement_type (08).
+    return _options_head(head) not in (None, 0x08)
+
+
+def _jelly_patch_head(head: bytes) -> bool:
+    return _options_head(head) == 0x08
 
 
 def _thrift_head(head: bytes) -> bool:
@@ -107,6 +135,12 @@ JELLY = register(RdfFormat(
     "jelly", "Jelly", (".jelly",), "application/x-jelly-rdf", aliases=("jelly-rdf",),
     binary=True, quads=True, messages=True,
     reader="jelly.convert:JellySource", writer="jelly.convert:JellySink", sniffer=_jelly_head))
+# The protobuf text format of Jelly frames (jelly/jellytext.py), jelly-cli's "jelly-text".
+JELLY_TEXT = register(RdfFormat(
+    "jelly-text", "Jelly-Text", (".jelly.txt",), "text/x-jelly-text",
+    aliases=("jellytext", "jelly_text"), quads=True, messages=True,
+    reader="jelly.jellytext:JellyTextSource", writer="jelly.jellytext:JellyTextSink",
+    sniffer=lambda head: _jelly_text_head(head)))
 NTRIPLES = register(RdfFormat(
     "nt", "N-Triples", (".nt", ".ntriples"), "application/n-triples",
     aliases=("ntriples", "n-triples"), messages=True,
@@ -115,6 +149,17 @@ NQUADS = register(RdfFormat(
     "nq", "N-Quads", (".nq", ".nquads"), "application/n-quads", aliases=("nquads", "n-quads"),
     quads=True, messages=True,
     reader="jelly.convert:NQuadsSource", writer="jelly.convert:NQuadsSink"))
+# Jelly-Patch (jelly.patch) and RDF Patch text (jelly.rdfpatch): patch operations.  A Jelly-Patch
+# file may also be named .jelly, as the issue's `jelly patch convert` examples do.
+JELLY_PATCH = register(RdfFormat(
+    "jelly-patch", "Jelly-Patch", (".jellyp", ".jelly"), "application/x-jelly-rdf-patch",
+    aliases=("jellyp", "jelly-rdf-patch", "jellypatch"), binary=True, quads=True, kind=PATCH,
+    reader="jelly.patch:PatchReader", writer="jelly.patch:PatchWriter",
+    sniffer=_jelly_patch_head))
+RDF_PATCH = register(RdfFormat(
+    "rdfp", "RDF Patch", (".rdfp",), "application/rdf-patch",
+    aliases=("rdf-patch", "rdfpatch"), quads=True, kind=PATCH,
+    reader="jelly.rdfpatch:parse", writer="jelly.rdfpatch:TextWriter"))
 # Jena's RDF Binary (jelly.jena), with Jena's names, extensions and media types.  RDF Protobuf
 # starts like a delimited Jelly stream (a length, then 0A), so it has no sniffer.
 RDF_THRIFT = register(RdfFormat(
@@ -151,7 +196,7 @@ N3 = register(RdfFormat(
     reader=_OX_READER, writer=_OX_WRITER))
 
 #: Compression suffixes that a path may end with after the format's extension.
-COMPRESSION_SUFFIXES = (".gz",)
+COMPRESSION_SUFFIXES = (".gz", ".zst")
 
 
 def formats(kind: str | None = None) -> list[RdfFormat]:
@@ -203,3 +248,99 @@ def sniff(head: bytes, candidates: Iterable[RdfFormat] | None = None) -> RdfForm
         if fmt.sniffer is not None and fmt.sniffer(head):
             return fmt
     return None
+
+
+# ------------------------------------------------------------------------- content sniffing
+
+_TURTLE = re.compile(r"(?:\s*#[^\n]*\n)*\s*(?:@prefix|@base|(?i:prefix|base)\s)")
+_XML = re.compile(r"\s*<(?:\?xml|!--|rdf:RDF)")
+_JELLY_TEXT = re.compile(r"(?:\s*#[^\n]*\n)*\s*(?:rows|metadata)\s*:?\s*[{<]|\s*#\s*Frame\b")
+_NT_START = re.compile(r"\s*(?:<[^<>\"{}|^`\\\s]*>|_:[^\s<>]+)\s+<")
+
+
+def _text(head: bytes) -> str | None:
+    """``head`` as text, if it is UTF-8 without control characters other than whitespace (a
+    character cut at the end of ``head`` is dropped)."""
+    try:
+        text = head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.start < len(head) - 3:
+            return None
+        text = head[:exc.start].decode("utf-8")
+    if any(c < " " and c not in "\t\r\n" for c in text):
+        return None
+    return text
+
+
+def _jelly_text_head(head: bytes) -> bool:
+    text = _text(head)
+    return text is not None and _JELLY_TEXT.match(text) is not None
+
+
+def _nt_kind(head: bytes) -> str | None:
+    """"nt" or "nq" if the complete lines of ``head`` read as N-Triples / N-Quads (N-Quads if a
+    statement has a graph), else None."""
+    from ._ntriples import parse_nquads
+    text = _text(head)
+    if text is None or not text.strip():
+        return None
+    lines = text.splitlines(keepends=True)
+    if len(lines) > 1 and not lines[-1].endswith("\n"):
+        lines.pop()                   # cut off in the middle
+    body = "".join(ln for ln in lines if ln.strip() and not ln.lstrip().startswith("#"))
+    if not body:
+        return None
+    if not body.endswith("\n"):      # one line longer than the head: judge its start
+        return "nt" if _NT_START.match(body) else None
+    try:
+        statements = list(parse_nquads(body.encode("utf-8")))
+    except ValueError:
+        return None
+    if not statements:
+        return None
+    return "nq" if any(len(st) == 4 for st in statements) else "nt"
+
+
+def sniff_content(head: bytes) -> RdfFormat | None:
+    """The format of an input from its first bytes (after decompression), for input whose name
+    does not tell: Jelly (delimited or one frame), RDF Thrift, Jelly-Text, N-Triples or
+    N-Quads; None if it is none of them (or empty)."""
+    if not head:
+        return None
+    if _jelly_head(head):
+        return JELLY
+    if _thrift_head(head):
+        return RDF_THRIFT
+    if _jelly_text_head(head):
+        return JELLY_TEXT
+    kind = _nt_kind(head)
+    return get(kind) if kind else None
+
+
+def looks_like(head: bytes) -> str | None:
+    """What the first bytes of an input that is not Jelly look like, for error messages:
+    "N-Triples", "Turtle", "gzip-compressed data", ..., "text", or None (nothing known)."""
+    from .io import GZIP_MAGIC, ZSTD_MAGIC
+    if head.startswith(GZIP_MAGIC):
+        return "gzip-compressed data"
+    if head.startswith(ZSTD_MAGIC):
+        return "zstd-compressed data"
+    if _thrift_head(head):
+        return "RDF Thrift"
+    if len(head) < 16:      # a few bytes are as likely a Jelly stream cut short
+        return None
+    if _jelly_text_head(head):
+        return "Jelly-Text"
+    kind = _nt_kind(head)
+    if kind:
+        return get(kind).label
+    text = _text(head)
+    if text is None or not text.strip():
+        return None
+    if _TURTLE.match(text):
+        return "Turtle"
+    if _XML.match(text):
+        return "RDF/XML"
+    if text.lstrip()[:1] in ("{", "["):
+        return "JSON-LD"
+    return "text"

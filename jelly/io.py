@@ -1,10 +1,13 @@
 """The one I/O layer: opening inputs and outputs, compression, safe writes, reading frames.
 
 * :func:`open_input` - a path, ``"-"`` (stdin), bytes or a binary file object, as a binary
-  stream; gzip-compressed input is recognised by its magic bytes (any name, pipes included).
+  stream; gzip- and zstd-compressed input is recognised by its magic bytes (any name, pipes
+  included; zstd needs the ``zstandard`` package: ``pip install 'jelly[zstd]'``).  Input that
+  is cut short or corrupt raises :class:`JellyDecodeError` naming the compression.
 * :func:`open_output` - a path, ``"-"`` (stdout) or a binary file object; a path is written to
   a temporary file beside it and renamed into place only when the block succeeds, so a failed
-  write never leaves half a file and never touches an existing one.  ``.gz`` compresses.
+  write never leaves half a file and never touches an existing one.  ``.gz`` and ``.zst``
+  compress.
 * :class:`FrameReader` - the frames of a Jelly (or Jelly-Patch) stream, one at a time, with
   memory bounded by the largest frame; bytes input is split in place without copies.
 
@@ -34,6 +37,13 @@ GZIP_MAGIC = b"\x1f\x8b"
 #: What reading an input may raise (a broken or truncated gzip member, an I/O error): every
 #: reader turns it into JellyDecodeError.
 READ_ERRORS = (OSError, EOFError, zlib.error)
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+#: Compression level of zstd output (zstandard's default; see docs/performance.md).
+ZSTD_LEVEL = 3
+#: Compressed bytes decompressed at a time (what they decompress to is at most ~8 MiB).
+ZSTD_PIECE = 256
+#: Bytes of an input kept to tell what it is when it is not what it should be.
+HEAD_SIZE = 4096
 
 if TYPE_CHECKING:
     from typing import Protocol, Union
@@ -130,6 +140,90 @@ def peek(stream: BinaryReader, n: int) -> tuple[bytes, BinaryReader]:
     return head, _Peeked(head, stream)
 
 
+def _zstandard() -> Any:
+    try:
+        import zstandard
+    except ImportError:
+        raise JellyError("zstd-compressed data needs the zstandard package: "
+                         "pip install 'jelly[zstd]'") from None
+    return zstandard
+
+
+class _Decompressed(io.RawIOBase):
+    """Decompressed input (gzip or zstd) whose errors say what happened: input that ends
+    inside the compressed data, or is not valid compressed data, raises
+    :class:`JellyDecodeError` with the number of bytes decompressed until then."""
+
+    def __init__(self, raw: BinaryReader, kind: str) -> None:
+        self._kind = kind
+        self._raw = raw
+        self._out = 0
+        self._pending = b""
+        if kind == "gzip":
+            self._gzip: Any = gzip.GzipFile(fileobj=io.BufferedReader(raw, CHUNK_SIZE)
+                                            if isinstance(raw, _Peeked)
+                                            else cast("IO[bytes]", raw), mode="rb")
+        else:
+            zstd = _zstandard()
+            self._zstd_error = zstd.ZstdError
+            self._dctx = zstd.ZstdDecompressor()
+            self._obj = self._dctx.decompressobj()
+            self._fed = False           # bytes of the current zstd frame were fed
+            self._done = False
+            self._input, self._in_at = b"", 0
+            self._out_at = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def _fail(self, exc: BaseException) -> JellyDecodeError:
+        what = "cut short" if isinstance(exc, EOFError) else "corrupt"
+        return JellyDecodeError(f"the {self._kind}-compressed input is {what} ({exc}) after "
+                                f"{self._out} bytes of decompressed data")
+
+    def readinto(self, b: Any) -> int:
+        try:
+            data = self._gzip.read1(len(b)) if self._kind == "gzip" else self._zstd_read(len(b))
+        except READ_ERRORS as exc:
+            raise self._fail(exc) from None
+        except Exception as exc:
+            if self._kind == "zstd" and isinstance(exc, self._zstd_error):
+                raise self._fail(exc) from None
+            raise
+        b[:len(data)] = data
+        self._out += len(data)
+        return len(data)
+
+    def _zstd_read(self, n: int) -> bytes:
+        # The input goes in in small pieces, so that what one piece decompresses to stays
+        # bounded (zstd can make megabytes of a few bytes); offsets instead of slicing.
+        while self._out_at >= len(self._pending) and not self._done:
+            if self._in_at >= len(self._input):
+                self._input, self._in_at = read_some(self._raw, CHUNK_SIZE), 0
+                if not self._input:
+                    if self._fed and not self._obj.eof:
+                        raise EOFError("the input ends inside a zstd frame")
+                    self._done = True
+                    break
+            piece = self._input[self._in_at:self._in_at + ZSTD_PIECE]
+            self._in_at += len(piece)
+            self._fed = True
+            self._pending, self._out_at = self._obj.decompress(piece), 0
+            if self._obj.eof:       # a frame ended inside the piece: the next starts there
+                self._input = self._obj.unused_data + self._input[self._in_at:]
+                self._in_at = 0
+                self._obj = self._dctx.decompressobj()
+                self._fed = False
+        out = self._pending[self._out_at:self._out_at + n]
+        self._out_at += len(out)
+        return out
+
+    def close(self) -> None:
+        if self._kind == "gzip":
+            self._gzip.close()
+        super().close()
+
+
 def _is_text(stream: object) -> bool:
     return isinstance(stream, io.TextIOBase)
 
@@ -137,8 +231,8 @@ def _is_text(stream: object) -> bool:
 @contextlib.contextmanager
 def open_input(source: Input, *, decompress: bool = True) -> Iterator[BinaryReader]:
     """A binary stream over ``source`` (path, ``"-"`` for stdin, bytes-like object, binary
-    file object), gunzipped when it starts with the gzip magic bytes.  What is opened here is
-    closed on exit; a file object passed in stays open."""
+    file object), decompressed when it starts with the gzip or zstd magic bytes.  What is
+    opened here is closed on exit; a file object passed in stays open."""
     with contextlib.ExitStack() as stack:
         if isinstance(source, (bytes, bytearray, memoryview)):
             stream: BinaryReader = io.BytesIO(source)
@@ -159,11 +253,10 @@ def open_input(source: Input, *, decompress: bool = True) -> Iterator[BinaryRead
             raise TypeError(f"cannot read from {type(source).__name__}: pass a path, bytes or "
                             f"a binary file object")
         if decompress:
-            head, stream = peek(stream, 2)
-            if head == GZIP_MAGIC:
-                stream = stack.enter_context(gzip.GzipFile(
-                    fileobj=io.BufferedReader(stream, CHUNK_SIZE)
-                    if isinstance(stream, _Peeked) else cast("IO[bytes]", stream), mode="rb"))
+            head, stream = peek(stream, 4)
+            kind = "gzip" if head[:2] == GZIP_MAGIC else "zstd" if head == ZSTD_MAGIC else None
+            if kind is not None:
+                stream = stack.enter_context(_Decompressed(stream, kind))
         yield stream
 
 
@@ -201,8 +294,8 @@ class _AtomicFile(io.BufferedWriter):
 @contextlib.contextmanager
 def open_output(target: Output, *, compress: str | None = None) -> Iterator[BinaryWriter]:
     """A binary stream to ``target``: a path (written atomically: see the module docstring),
-    ``"-"`` (stdout) or a binary file object (left open).  ``compress="gzip"`` compresses;
-    by default a path ending in ``.gz`` does."""
+    ``"-"`` (stdout) or a binary file object (left open).  ``compress="gzip"`` or ``"zstd"``
+    compresses; by default a path ending in ``.gz`` or ``.zst`` does."""
     with contextlib.ExitStack() as stack:
         atomic = None
         if isinstance(target, (str, os.PathLike)) and os.fspath(target) == "-":
@@ -219,6 +312,8 @@ def open_output(target: Output, *, compress: str | None = None) -> Iterator[Bina
             stream = atomic
             if compress is None and path.lower().endswith(".gz"):
                 compress = "gzip"
+            elif compress is None and path.lower().endswith(".zst"):
+                compress = "zstd"
         elif hasattr(target, "write"):
             if _is_text(target):
                 raise JellyError("this output is binary: pass a binary stream (opened with "
@@ -227,17 +322,30 @@ def open_output(target: Output, *, compress: str | None = None) -> Iterator[Bina
         else:
             raise TypeError(f"cannot write to {type(target).__name__}: pass a path, '-' or a "
                             f"binary file object")
-        outer: IO[bytes] | gzip.GzipFile = stream
+        outer: Any = stream
         if compress == "gzip":
             outer = gzip.GzipFile(fileobj=stream, mode="wb", mtime=0)
+        elif compress == "zstd":
+            outer = _zstandard().ZstdCompressor(level=ZSTD_LEVEL).stream_writer(
+                stream, closefd=False)
         elif compress is not None:
             raise JellyError(f"unknown compression {compress!r}")
         yield outer
         if outer is not stream:
-            outer.close()         # writes the gzip trailer; the inner stream stays open
+            outer.close()         # writes the gzip / zstd end; the inner stream stays open
         stream.flush()
         if atomic is not None:
             atomic.commit()
+
+
+def not_jelly(head: bytes, error: JellyError) -> JellyError:
+    """The error to raise when the start of an input (``head``) failed to read as Jelly: "not a
+    Jelly file (it looks like N-Triples)" when it looks like something else, else ``error``."""
+    from .formats import looks_like
+    what = looks_like(head)
+    if what is None:
+        return error
+    return JellyDecodeError(f"not a Jelly file (it looks like {what})")
 
 
 class FrameReader:
@@ -253,10 +361,24 @@ class FrameReader:
         self._source = source
         self._limits = limits
         self.delimited = delimited
+        #: The first bytes of the input (up to HEAD_SIZE), to tell what it is if not Jelly.
+        self.head = b""
 
     def __iter__(self) -> Iterator[tuple[int, bytes | memoryview]]:
+        started = False
+        try:
+            for item in self._frames():
+                started = True
+                yield item
+        except JellyError as exc:
+            if started:
+                raise
+            raise not_jelly(self.head, exc) from None
+
+    def _frames(self) -> Iterator[tuple[int, bytes | memoryview]]:
         source = self._source
         if isinstance(source, (bytes, bytearray, memoryview)):
+            self.head = bytes(memoryview(source)[:HEAD_SIZE])
             yield from self._in_place(memoryview(source))
             return
         splitter = FrameSplitter(max_frame_size=self._limits.max_frame_size,
@@ -267,6 +389,8 @@ class FrameReader:
             except READ_ERRORS as exc:
                 raise JellyDecodeError(f"cannot read the input: {exc}",
                                        offset=splitter.position + splitter.buffered) from None
+            if len(self.head) < HEAD_SIZE:
+                self.head += data[:HEAD_SIZE - len(self.head)]
             frames = splitter.feed(data) if data else splitter.finish()
             self.delimited = splitter.delimited
             yield from frames

@@ -37,7 +37,7 @@ from ._jena import ROW_KINDS, decimal_lexical, double_lexical
 from ._jena_proto import ProtoDecoder, ProtoEncoder
 from ._jena_thrift import ThriftDecoder, ThriftEncoder
 from .errors import JellyDecodeError, JellyError
-from .io import CHUNK_SIZE, GZIP_MAGIC, READ_ERRORS, open_input, open_output, read_some
+from .io import CHUNK_SIZE, GZIP_MAGIC, READ_ERRORS, ZSTD_MAGIC, open_input, open_output, read_some
 from .options import DEFAULT_LIMITS, ReaderLimits
 
 if TYPE_CHECKING:
@@ -80,7 +80,8 @@ def _pieces(decoder: Any, source: Input, max_items: int,
     """Feed ``source`` to ``decoder``; yields whenever it has decoded something (or at the
     end), so the caller takes the results piece by piece."""
     if isinstance(source, (bytes, bytearray, memoryview)) and \
-            bytes(memoryview(source)[:2]) != GZIP_MAGIC:
+            bytes(memoryview(source)[:2]) != GZIP_MAGIC and \
+            bytes(memoryview(source)[:4]) != ZSTD_MAGIC:
         view = memoryview(source).cast("B")
         pos = 0
         while True:

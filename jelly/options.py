@@ -253,3 +253,77 @@ def default_logical_type(physical_type: int, grouped: bool) -> LogicalStreamType
     if grouped:
         return LogicalStreamType.GRAPHS if triples else LogicalStreamType.DATASETS
     return LogicalStreamType.FLAT_TRIPLES if triples else LogicalStreamType.FLAT_QUADS
+
+
+# ------------------------------------------------------------------------------- Jelly-Patch
+
+#: Highest Jelly-Patch protocol version tag this implementation reads and writes (1.0.x).
+PATCH_PROTOCOL_VERSION = 1
+
+#: Statement types of Jelly-Patch (``PatchStatementType``) by name, and back.
+PATCH_STATEMENT_TYPES = {"triples": 1, "quads": 2}
+#: Patch stream types of Jelly-Patch (``PatchStreamType``) by name, and back.
+PATCH_STREAM_TYPES = {"frame": 1, "flat": 2, "punctuated": 3}
+
+
+def _patch_type(value: str | int, table: dict[str, int], what: str) -> str:
+    """A statement or stream type given as a name (any case) or its wire number -> name."""
+    if isinstance(value, str) and value.lower() in table:
+        return value.lower()
+    if isinstance(value, int) and not isinstance(value, bool):
+        for name, number in table.items():
+            if number == value:
+                return name
+    raise JellyOptionsError(f"unknown {what} {value!r}; choose one of {', '.join(table)}")
+
+
+@dataclasses.dataclass(frozen=True)
+class PatchOptions:
+    """The ``RdfPatchOptions`` of a Jelly-Patch stream, with the spec's field names.
+
+    ``statement_type`` is ``"triples"`` or ``"quads"``, ``stream_type`` ``"frame"`` (each frame
+    is one patch), ``"flat"`` (the whole stream is one patch) or ``"punctuated"`` (patches end
+    with a punctuation row); both may be given as their wire numbers too.
+    """
+
+    statement_type: str = "triples"
+    stream_type: str = "punctuated"
+    generalized_statements: bool = False
+    rdf_star: bool = False
+    max_name_table_size: int = 4000
+    max_prefix_table_size: int = 150
+    max_datatype_table_size: int = 32
+    version: int = PATCH_PROTOCOL_VERSION
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "statement_type", _patch_type(
+            self.statement_type, PATCH_STATEMENT_TYPES, "statement type"))
+        object.__setattr__(self, "stream_type", _patch_type(
+            self.stream_type, PATCH_STREAM_TYPES, "patch stream type"))
+        for name in ("max_name_table_size", "max_prefix_table_size", "max_datatype_table_size",
+                     "version"):
+            v = getattr(self, name)
+            if not isinstance(v, int) or isinstance(v, bool) or v < 0 or v > 0xFFFFFFFF:
+                raise JellyOptionsError(f"{name} must be an integer in 0..2**32-1, not {v!r}")
+
+    @property
+    def quads(self) -> bool:
+        """True for statement type QUADS."""
+        return self.statement_type == "quads"
+
+    @property
+    def generalized(self) -> bool:
+        """``generalized_statements``."""
+        return self.generalized_statements
+
+    def replace(self, **changes: Any) -> PatchOptions:
+        return dataclasses.replace(self, **changes)
+
+    def validate_for_writing(self) -> None:
+        """Raise :class:`JellyOptionsError` for options a producer must not use."""
+        if self.max_name_table_size < MIN_NAME_TABLE_SIZE:
+            raise JellyOptionsError(
+                f"max_name_table_size must be at least {MIN_NAME_TABLE_SIZE}, "
+                f"not {self.max_name_table_size}")
+        if self.version == 0:
+            raise JellyOptionsError("version must be at least 1")

@@ -15,6 +15,14 @@ tests pass), keep every literal's lexical form and every character as written, a
 
 Message logs: Turtle and TriG split at lines ``# @message`` (prefixes and base carry over),
 newline-delimited JSON-LD has one document per line.
+
+The bridge to a ``pyoxigraph.Store`` (no other Jelly library has one):
+
+* :func:`load` reads a Jelly stream into a Store with its bulk loader: the core decodes the
+  frames straight to N-Quads lines (no Python term objects) that pyoxigraph's Rust parser
+  reads as they come, so memory stays bounded by a frame;
+* :func:`serialize` writes a Store, or any iterable of pyoxigraph quads or triples, as Jelly
+  with the options of every other writer (:func:`jelly.serialize`).
 """
 
 from __future__ import annotations
@@ -36,7 +44,7 @@ except ImportError:     # pragma: no cover - the extra is installed by the tests
     raise JellyError("Turtle, TriG, N3, RDF/XML and JSON-LD need pyoxigraph: "
                      "pip install 'jelly[oxigraph]'") from None
 
-__all__ = ["OxigraphSource", "OxigraphSink"]
+__all__ = ["OxigraphSource", "OxigraphSink", "load", "serialize"]
 
 XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
 RDF_LANGSTRING = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString"
@@ -492,3 +500,81 @@ class OxigraphSink:
         if not self._messages and self._fmt not in STREAMED_OUTPUT:
             held, self._held = self._held, []
             self._serialize(held, streamed=False)
+
+
+# --------------------------------------------------------------------- pyoxigraph.Store
+
+class _NQuadsOf(io.RawIOBase):
+    """The statements of a Jelly stream as N-Quads bytes, decoded a frame at a time as the
+    reader asks for them (RDF 1.2 triple terms ``<<( s p o )>>`` for quoted triples)."""
+
+    def __init__(self, reader: Any) -> None:
+        self._frames = reader.frames()
+        self._buf = b""
+        self._at = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        while self._at >= len(self._buf):
+            frame = next(self._frames, None)
+            if frame is None:
+                return 0
+            self._buf = "".join(frame.statements).encode("utf-8")
+            self._at = 0
+        n = min(len(b), len(self._buf) - self._at)
+        b[:n] = self._buf[self._at:self._at + n]
+        self._at += n
+        return n
+
+
+def load(source: Any, store: Any = None, *, limits: Any = None) -> Any:
+    """Load the statements of a Jelly stream (a path, ``"-"``, bytes or a binary file; gzip or
+    zstd; concatenated streams read one after another) into ``store``, a ``pyoxigraph.Store``
+    (a new in-memory one if None), with pyoxigraph's bulk loader; returns the store.
+
+    Blank nodes keep the stream's labels.  What a Store cannot hold (a quoted triple as subject,
+    generalized statements) raises :class:`JellyError`; the bulk loader is not transactional,
+    so the statements before it stay loaded."""
+    from ._ntformat import NTriplesTerms
+    from .reader import Reader
+
+    store = ox.Store() if store is None else store
+    with Reader(source, limits=limits, terms=NTriplesTerms(syntax="rdf12"), output="lines",
+                new_streams=True) as reader:
+        try:
+            store.bulk_load(input=io.BufferedReader(_NQuadsOf(reader), 1 << 16),
+                            format=ox.RdfFormat.N_QUADS)
+        except SyntaxError as exc:
+            reason = str(exc.msg if exc.msg else exc).partition(": ")[2] or str(exc)
+            raise JellyError(f"pyoxigraph cannot store a statement of this stream (frame "
+                             f"{max(reader.frame_count - 1, 0)}): {' '.join(reason.split())} "
+                             f"(RDF 1.2 has quoted triples as objects only, and no "
+                             f"generalized statements)") from None
+    return store
+
+
+def _statements(quads: Any, triples: bool) -> Any:
+    """jelly statements of pyoxigraph quads or triples (3-tuples for triples, and for every
+    quad when ``triples``)."""
+    conv = _FromOx()
+    get = conv.cache.get
+    for q in quads:
+        s, p, o = q.subject, q.predicate, q.object
+        if triples or type(q) is ox.Triple:
+            yield (get(s) or conv(s), get(p) or conv(p), get(o) or conv(o))
+        else:
+            g = q.graph_name
+            yield (get(s) or conv(s), get(p) or conv(p), get(o) or conv(o), get(g) or conv(g))
+
+
+def serialize(quads: Any, destination: Any = None, **options: Any) -> bytes | None:
+    """Write ``quads`` as Jelly: a ``pyoxigraph.Store`` (every quad; as triples when it has no
+    named graphs) or any iterable of pyoxigraph ``Quad`` or ``Triple`` objects.  The options
+    are those of :func:`jelly.serialize` (``preset``, ``physical_type``, ``rdf_star``,
+    ``rows_per_frame``, ``delimited``, ...); returns the bytes when ``destination`` is None."""
+    from .writer import serialize as _serialize
+
+    triples = isinstance(quads, ox.Store) and next(iter(quads.named_graphs()), None) is None
+    return _serialize(_statements(quads, triples), destination, **options)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Iterator
 
 from ._decoder import Decoder, Frame
 from .errors import JellyError
-from .io import FrameReader, open_input, GZIP_MAGIC
+from .io import FrameReader, open_input, not_jelly, GZIP_MAGIC, ZSTD_MAGIC
 from .options import DEFAULT_LIMITS, ReaderLimits, StreamOptions
 
 if TYPE_CHECKING:
@@ -50,7 +50,8 @@ class Reader:
         self._output = output
         self._stack = contextlib.ExitStack()
         if isinstance(source, (bytes, bytearray, memoryview)) and \
-                bytes(memoryview(source)[:2]) != GZIP_MAGIC:
+                bytes(memoryview(source)[:2]) != GZIP_MAGIC and \
+                bytes(memoryview(source)[:4]) != ZSTD_MAGIC:
             self._frames = FrameReader(source, self.limits, delimited)   # split in place
         else:
             stream = self._stack.enter_context(open_input(source))
@@ -60,6 +61,8 @@ class Reader:
         self._pending: list[Frame] = []   # frames read ahead to learn the options
         #: Size in bytes of the last frame read.
         self.last_frame_size = 0
+        #: The bytes of the last frame read (without its length prefix).
+        self.last_frame: bytes | memoryview = b""
         #: Namespace declarations seen so far (name -> IRI term); a later one replaces an earlier.
         self.namespaces: dict[str, Any] = {}
 
@@ -88,6 +91,7 @@ class Reader:
             self._error = exc
             raise
         if item is not None:
+            self.last_frame = item[1]
             self.last_frame_size = len(item[1])
         return item
 
@@ -96,6 +100,14 @@ class Reader:
             self.namespaces[name] = iri
         return frame
 
+    def _failed(self, exc: JellyError) -> JellyError:
+        """Remember the error (a reader that failed stays failed); one in the first frame of
+        an input that looks like another format says so."""
+        if self._decoder.frame_index == 0:
+            exc = not_jelly(self._frames.head, exc)
+        self._error = exc
+        return exc
+
     def _next_frame(self) -> Frame | None:
         item = self._next_raw()
         if item is None:
@@ -103,8 +115,7 @@ class Reader:
         try:
             return self._finish(self._decoder.decode_frame(item[1], item[0]))
         except JellyError as exc:
-            self._error = exc
-            raise
+            raise self._failed(exc) from None
 
     def frames(self) -> Iterator[Frame]:
         """Yield each :class:`Frame` (statements, metadata, namespace declarations) in order."""
@@ -135,10 +146,12 @@ class Reader:
                     if chunk is None:
                         break
                     yield chunk
+                    # Let go of the chunk before the next is decoded: once the consumer is done
+                    # with its statements, the next chunk reuses their memory (free lists).
+                    del chunk
                 self._finish(decoder.end_frame())
             except JellyError as exc:
-                self._error = exc
-                raise
+                raise self._failed(exc) from None
 
     def __iter__(self) -> Iterator[tuple[Any, ...]]:
         """Iterate every statement: ``(s, p, o)`` for TRIPLES streams, ``(s, p, o, g)``

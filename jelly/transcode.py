@@ -74,7 +74,8 @@ def transcode(inputs: Input | Sequence[Input], output: Output,
     """Transcode the Jelly stream(s) ``inputs`` (paths, ``"-"``, bytes or binary files; one or
     a list, merged in order) into one delimited Jelly stream at ``output``.  Output options are
     ``options`` if given, else the first input's with ``fields`` (see :func:`output_options`).
-    The output path is only replaced when everything succeeded."""
+    The output path is only replaced when everything succeeded; empty inputs give an empty
+    output."""
     from .convert import Result
 
     if isinstance(inputs, (str, os.PathLike, bytes, bytearray, memoryview)) or \
@@ -102,8 +103,7 @@ def transcode(inputs: Input | Sequence[Input], output: Output,
                     exc.message = f"{os.fspath(source)}: {exc.message}"
                     exc.args = (exc._describe(),)
                 raise
-        if transcoder.frames == 0:
-            raise JellyError("the input holds no Jelly frame")
+    # Empty input is an empty stream (docs/user-guide.md): the output is empty too.
     return Result(transcoder.statements, transcoder.frames)
 
 

@@ -20,6 +20,12 @@ if TYPE_CHECKING:
 #: negligible, small enough to stay far below the spec's recommended 1 MB per frame.
 DEFAULT_ROWS_PER_FRAME = 1024
 
+#: Statements per self-contained segment of what ``jelly convert`` writes (``segment_size`` of
+#: :class:`Writer`): large enough that repeating the lookup entries a segment uses costs about
+#: 1% of the file, small enough that a 1M-statement file splits into 10 parts (see
+#: docs/architecture.md, "Segments").
+DEFAULT_SEGMENT_SIZE = 100_000
+
 
 class Writer:
     """A Jelly stream opened for writing.
@@ -29,6 +35,12 @@ class Writer:
     messages): :meth:`write_frame` per element.  ``delimited=False`` writes a single-frame
     (non-delimited) file.  Namespaces can be given up front (``namespaces={"ex": "http://..."}``)
     or with :meth:`declare_namespace`; the stream says protocol version 2 only if it uses them.
+
+    ``segment_size=N`` starts a self-contained segment at the first frame boundary after every
+    N statements: the options row is repeated and the lookups, repeated terms and IRI deltas
+    start afresh, so that a reader can decode the stream from any segment start (in parallel,
+    see :mod:`jelly.parallel`); the file stays a plain Jelly stream for every reader.  A
+    single-frame file has no segments.
 
     ``destination`` is a path (written to a temporary file and renamed into place when the
     writer closes without an error; ``.gz`` compresses), ``"-"`` (stdout), a binary file object,
@@ -40,12 +52,17 @@ class Writer:
                  *, rows_per_frame: int = DEFAULT_ROWS_PER_FRAME, delimited: bool = True,
                  namespaces: Mapping[str, object] | None = None,
                  term_adapter: Callable[[Any], object] | None = None,
-                 **option_fields: Any) -> None:
+                 segment_size: int | None = None, **option_fields: Any) -> None:
         self.options = make_options(options, **option_fields)
         if rows_per_frame < 1:
             raise JellyOptionsError("rows_per_frame must be at least 1")
+        if segment_size is not None and segment_size < 1:
+            raise JellyOptionsError("segment_size must be at least 1 (None: no segments)")
         self.rows_per_frame = rows_per_frame
         self.delimited = delimited
+        #: Statements per self-contained segment (None: one segment, the stream).
+        self.segment_size = segment_size if delimited else None
+        self._segment_start = 0
         self._encoder = Encoder(self.options, term_adapter=term_adapter)
         self._stack = contextlib.ExitStack()
         self._result: io.BytesIO | None = None
@@ -154,9 +171,16 @@ class Writer:
 
     def _emit(self, metadata: Mapping[str, bytes] | None = None,
               close_graph: bool = False) -> None:
-        self._stream.write(self._encoder.take_frame(metadata, close_graph, True))
-        self._statements_at_frame_start = self._encoder.statements
+        enc = self._encoder
+        # A segment ends with a frame, outside a graph (a graph goes on in the next segment).
+        segment = self.segment_size is not None and \
+            enc.statements - self._segment_start >= self.segment_size
+        self._stream.write(enc.take_frame(metadata, close_graph or segment, True))
+        self._statements_at_frame_start = enc.statements
         self._frames_written += 1
+        if segment:
+            enc.start_segment()
+            self._segment_start = enc.statements
 
     def close(self) -> None:
         """Flush the last frame, close graphs, and finish the destination: a path is renamed
@@ -225,6 +249,7 @@ def serialize(statements: Iterable[Sequence[Any]], destination: None = None,
               options: StreamOptions | None = None, *, rows_per_frame: int = ...,
               delimited: bool = ..., namespaces: Mapping[str, object] | None = ...,
               term_adapter: Callable[[Any], object] | None = ...,
+              segment_size: int | None = ...,
               **option_fields: Any) -> bytes: ...
 
 
@@ -233,6 +258,7 @@ def serialize(statements: Iterable[Sequence[Any]], destination: Output,
               options: StreamOptions | None = None, *, rows_per_frame: int = ...,
               delimited: bool = ..., namespaces: Mapping[str, object] | None = ...,
               term_adapter: Callable[[Any], object] | None = ...,
+              segment_size: int | None = ...,
               **option_fields: Any) -> None: ...
 
 
@@ -241,17 +267,19 @@ def serialize(statements: Iterable[Sequence[Any]], destination: Output | None = 
               rows_per_frame: int = DEFAULT_ROWS_PER_FRAME, delimited: bool = True,
               namespaces: Mapping[str, object] | None = None,
               term_adapter: Callable[[Any], object] | None = None,
-              **option_fields: Any) -> bytes | None:
+              segment_size: int | None = None, **option_fields: Any) -> bytes | None:
     """Write statements as a flat Jelly stream; returns the bytes when ``destination`` is None.
 
     Without an explicit ``physical_type`` (or ``options``), the first statement decides:
     QUADS for ``(s, p, o, g)``, TRIPLES for ``(s, p, o)``.  Table sizes come from
-    ``preset`` (``"small"`` or ``"big"``, the default) or explicit ``max_*_table_size``.
+    ``preset`` (``"small"`` or ``"big"``, the default) or explicit ``max_*_table_size``;
+    ``segment_size`` makes a splittable stream (see :class:`Writer`).
     """
     if options is None and option_fields.get("physical_type") is None:
         option_fields["quads"], statements = _peek_quads(statements)
     with Writer(destination, options, rows_per_frame=rows_per_frame, delimited=delimited,
-                namespaces=namespaces, term_adapter=term_adapter, **option_fields) as writer:
+                namespaces=namespaces, term_adapter=term_adapter, segment_size=segment_size,
+                **option_fields) as writer:
         writer.write_all(statements)
     return writer.getvalue() if destination is None else None
 

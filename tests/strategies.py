@@ -59,8 +59,9 @@ IRI_TEXT = st.one_of(
     st.sampled_from(["", "/", "#", "#/", "/#", "a#b/c", "a/b#c", "//", "##", "urn:isbn:0451",
                      "http://e.org/#", "http://e.org/", "mailto:a@b.c"]),
 )
+# "--" starts an RDF 1.2 base direction ("en--ltr"), which Jelly 1.1 cannot hold: writers refuse it.
 LANG = st.one_of(st.sampled_from(["en", "en-GB", "de-CH-1901", "x-private", "EN", "zh-Hant-TW"]),
-                 st.text(ANY_CHAR, min_size=1, max_size=6))
+                 st.text(ANY_CHAR, min_size=1, max_size=6).filter(lambda t: "--" not in t))
 
 
 @st.composite

@@ -119,6 +119,21 @@ def check_grpc_pubsub(out: str) -> None:
     assert "transcoded to a 16-name table: 420 statements, 16 names" in out
 
 
+def check_rdflib_patch_replication(out: str) -> None:
+    assert "rolled back: sensor registry unavailable; the primary still has 11 triples" in out
+    m = re.search(r"^log: (\d+) bytes of Jelly-Patch, (\d+) bytes as RDF Patch text$", out, re.M)
+    assert m and int(m[1]) < int(m[2])
+    rows = [ln.strip() for ln in out.splitlines() if ln.startswith("    ")]
+    assert [r for r in rows if r[:2] in ("TX", "TC", "TA")] == \
+        ["TX .", "TC .", "TX .", "TA .", "TX .", "TC ."]
+    assert rows[1] == 'PA "obs" <http://example.org/observation/> .'
+    assert sum(r.startswith("A ") for r in rows) == 11 and sum(r.startswith("D ") for r in rows) == 4
+    assert "applied: 11 added, 1 deleted, 2 committed, 1 aborted, 1 patch" in out
+    assert "replica identical: True (11 triples); prefix obs: http://example.org/observation/" \
+        in out
+    assert "diff of the two states: 10 changes in one transaction" in out
+
+
 CHECKS = {
     "parse_and_serialize.py": check_parse_and_serialize,
     "message_stream.py": check_message_stream,
@@ -129,6 +144,7 @@ CHECKS = {
     "text_formats_cli.py": check_text_formats_cli,
     "spark_pipeline.py": check_spark_pipeline,
     "grpc_pubsub.py": check_grpc_pubsub,
+    "rdflib_patch_replication.py": check_rdflib_patch_replication,
 }
 
 

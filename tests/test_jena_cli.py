@@ -102,7 +102,7 @@ def test_inspect(tmp_path):
     text = ok("inspect", tmp_path / "q.rt").decode()
     assert "RDF Thrift" in text and "quad: 3" in text
     (tmp_path / "q.bin").write_bytes((tmp_path / "q.rt").read_bytes())
-    report = json.loads(ok("inspect", tmp_path / "q.bin", "--json", "--format", "rdf-thrift"))
+    report = json.loads(ok("inspect", tmp_path / "q.bin", "--json", "--from", "rdf-thrift"))
     assert report["totals"]["quad"] == 3
     J.write_results(tmp_path / "r.srp", ["a"], [(jelly.IRI("http://x"),)])
 

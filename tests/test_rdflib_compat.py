@@ -68,3 +68,24 @@ def test_memory_indexes_are_found_and_consistent():
 def test_other_stores_use_the_public_api():
     from rdflib.plugins.stores.memory import SimpleMemory
     assert _compat.memory_indexes(SimpleMemory()) is None
+
+
+@pytest.mark.parametrize("store", ["Memory", "SimpleMemory"])
+def test_unbind_removes_a_binding_from_memory_stores(store):
+    g = Graph(store=store, bind_namespaces="none")
+    g.bind("ex", "http://e/")
+    g.bind("other", "http://o/")
+    assert g.namespace_manager.compute_qname("http://e/x")[0] == "ex"   # cached now
+    assert _compat.unbind(g, "ex") is True
+    assert dict(g.namespaces()) == {"other": URIRef("http://o/")}
+    assert g.store.prefix(URIRef("http://e/")) is None
+    # the namespace manager's caches forgot it: a new prefix is made up, "ex" is not reused
+    assert g.namespace_manager.compute_qname("http://e/x")[0] != "ex"
+    assert _compat.unbind(g, "missing") is True
+
+
+def test_unbind_leaves_other_stores_alone():
+    class OtherStore(rdflib.store.Store):
+        pass
+
+    assert _compat.unbind(Graph(store=OtherStore()), "x") is False

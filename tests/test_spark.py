@@ -247,6 +247,43 @@ def test_read_directory_in_parallel(spark, tmp_path):
     assert spark.read.format("jelly").load(str(d / "_tmp" / "empty")).count() == 0
 
 
+def test_one_segmented_file_in_partitions(spark, tmp_path):
+    """df.write writes segmented files; a large one is read in partitions split at segment
+    starts, rows in file order; a stream whose later frames depend on earlier ones (but look
+    like segment starts) still reads as a whole-file reader reads it."""
+    from jelly import parallel
+    sts = make_statements("quads", n=2000, seed=5)
+    rows = core_rows(write_core(tmp_path / "src.jelly", sts, "quads"))
+    src = spark.createDataFrame(rows, "s string, p string, o string, g string").coalesce(1)
+    out = str(tmp_path / "out")
+    (src.write.format("jelly").mode("overwrite").options(rowsPerFrame=50, segmentSize=250,
+                                                         rdfStar=True).save(out))
+    path = os.path.join(out, files_in(out)[0])
+    with open(path, "rb") as f:
+        data = f.read()
+    found = parallel.scan(lambda n, offset: data[offset:offset + n], len(data))
+    parts = parallel.plan(found, len(data), len(data) // 4)
+    assert len(found[0]) >= 7 and len(parts) >= 4
+    df = spark.read.format("jelly").option("partitionSize", len(data) // 4).load(path)
+    assert df.rdd.getNumPartitions() == len(parts)
+    assert [spo(r) for r in df.collect()] == core_rows(path) == rows
+    frames = (spark.read.format("jelly").options(rows="frames", partitionSize=len(data) // 4)
+              .load(path).collect())
+    assert [r["frame"] for r in frames] == [f.index for f in jelly.parse_frames(path)]
+    # one partition without the option, or for a file that is not segmented
+    assert spark.read.format("jelly").option("partitionSize", 0).load(path) \
+        .rdd.getNumPartitions() == 1
+    plain = write_core(tmp_path / "plain.jelly", sts, "quads", rows_per_frame=50)
+    assert spark.read.format("jelly").option("partitionSize", 1000).load(plain) \
+        .rdd.getNumPartitions() == 1
+    from test_split import crafted
+    dependent = tmp_path / "dependent.jelly"
+    dependent.write_bytes(crafted("name id 0"))
+    df = spark.read.format("jelly").option("partitionSize", 1).load(str(dependent))
+    assert df.rdd.getNumPartitions() == 3
+    assert [spo(r) for r in df.collect()] == core_rows(str(dependent))
+
+
 def test_read_many_batches_counts_all_columns(spark, tmp_path):
     sts = make_statements("quads", n=3000, seed=3)
     path = write_core(tmp_path / "big.jelly", sts, "quads", rows_per_frame=100)

@@ -28,9 +28,11 @@ from helpers import REPO_ROOT, jelly_subprocess_env
 PACKAGE = REPO_ROOT / "jelly"
 COMPILED = ("_buffer", "_decoder", "_encoder", "_framing", "_lookup", "_ntformat", "_ntriples",
             "_sink", "_streaming", "_termdecoder", "_termencoder", "_terms", "_transcode",
-            "_jena", "_jena_thrift", "_jena_proto")
+            "_jena", "_jena_thrift", "_jena_proto", "_patchops", "_patchdecoder", "_patchencoder",
+            "_rdfpatch", "_jellytext", "_framestats")
 PUBLIC_PY = ("__init__", "options", "errors", "reader", "writer", "io", "formats", "convert",
-             "inspect", "jena", "migrate", "transcode")
+             "inspect", "jena", "migrate", "transcode", "patch", "rdfpatch", "patchdata",
+             "patch_cli", "jellytext", "compare", "parallel")
 #: Dunder methods that are part of a class's API (others come from object or Cython).
 API_DUNDERS = {"__init__", "__iter__", "__next__", "__len__", "__enter__", "__exit__",
                "__call__", "__getitem__", "__contains__"}
@@ -55,6 +57,8 @@ import jelly
 import jelly.convert
 import jelly.formats
 import jelly.inspect
+import jelly.patchdata
+import jelly.rdfpatch
 from jelly import DEFAULT_GRAPH, IRI, BlankNode, Literal, Triple
 
 EX = "http://example.org/"
@@ -141,6 +145,25 @@ def library(tmp: Path) -> None:
     assert_type(jelly.inspect.validate(tmp / "out.jelly").statements, int)
 
 
+def rdf_patch_text(tmp: Path) -> None:
+    from jelly.rdfpatch import TX_COMMIT, TX_START, Add, PatchOp
+    ops: list[PatchOp] = [TX_START, Add(IRI(EX + "s"), IRI(EX + "p"), Literal("o")), TX_COMMIT]
+    data = jelly.rdfpatch.serialize(ops)
+    assert_type(data, bytes)
+    assert_type(jelly.rdfpatch.serialize(ops, tmp / "p.rdfp"), None)
+    back = list(jelly.rdfpatch.parse(data))
+    assert back[:3] == ops and str(back[1]).startswith("A <")
+    assert_type(next(jelly.rdfpatch.parse_patches(tmp / "p.rdfp")), list[PatchOp])
+    with jelly.rdfpatch.TextWriter() as w:
+        w.write_all(ops)
+        w.end_patch()
+    assert_type(w.getvalue(), bytes)
+    dataset = jelly.patchdata.Dataset([(IRI(EX + "s"), IRI(EX + "p"), Literal("o"))])
+    result = jelly.patchdata.apply_operations(jelly.rdfpatch.parse(data), dataset)
+    assert_type(result.added, int)
+    assert_type(jelly.patchdata.diff(dataset, jelly.patchdata.Dataset()), list[PatchOp])
+
+
 def _misuses() -> None:
     """Never called: each line must be rejected by the stubs (else the ignore is unused)."""
     IRI(42)  # type: ignore[arg-type]
@@ -152,6 +175,7 @@ def _misuses() -> None:
     jelly.Encoder(jelly.make_options()).take_frame(metadata={"k": "v"})  # type: ignore[dict-item]
     jelly.ReaderLimits(max_frame_size="big")  # type: ignore[arg-type]
     next(jelly.parse_frames(b"")).index.upper()  # type: ignore[attr-defined]
+    jelly.rdfpatch.serialize([("s", "p", "o")])  # type: ignore[list-item]
 
 
 if __name__ == "__main__":
@@ -161,6 +185,7 @@ if __name__ == "__main__":
         frames_one_at_a_time()
         errors()
         library(Path(d))
+        rdf_patch_text(Path(d))
     print("program ok")
 '''
 

@@ -333,8 +333,12 @@ class StreamGen:
 
     Mirrors the decoding state (tables, IRI deltas, repeated terms, open graph) so that it
     can use 0-ids and repeated terms correctly most of the time.  With ``chaos`` > 0 it
-    makes deliberate mistakes with that probability per decision.
+    makes deliberate mistakes with that probability per decision.  ``pb`` and ``row_type`` are
+    the classes its entries and terms are built with (Jelly-Patch's generator reuses them).
     """
+
+    pb = PB
+    row_type = "RdfStreamRow"
 
     def __init__(self, rng: random.Random, chaos: float = 0.0):
         self.r = rng
@@ -398,14 +402,15 @@ class StreamGen:
         if 1 <= resolved <= size:
             table[resolved] = value
             self.last_entry[kind] = resolved
-        cls = {"name": PB.RdfNameEntry, "prefix": PB.RdfPrefixEntry,
-               "datatype": PB.RdfDatatypeEntry}[kind]
-        return PB.RdfStreamRow(**{kind: cls(id=eid if explicit else 0, value=value)})
+        cls = {"name": self.pb.RdfNameEntry, "prefix": self.pb.RdfPrefixEntry,
+               "datatype": self.pb.RdfDatatypeEntry}[kind]
+        return getattr(self.pb, self.row_type)(**{kind: cls(id=eid if explicit else 0,
+                                                            value=value)})
 
     def iri(self):
         """An RdfIri message referring to defined entries; updates the delta state."""
         r = self.r
-        m = PB.RdfIri()
+        m = self.pb.RdfIri()
         if self.prefixes and r.random() < 0.8:
             pid = r.choice(sorted(self.prefixes))
             if pid != self.last_prefix_id or r.random() < 0.3:
@@ -435,7 +440,7 @@ class StreamGen:
 
     def literal(self):
         r = self.r
-        m = PB.RdfLiteral(lex=r.choice(LEX))
+        m = self.pb.RdfLiteral(lex=r.choice(LEX))
         c = r.random()
         if c < 0.3:
             m.langtag = r.choice(LANGS)
@@ -446,7 +451,8 @@ class StreamGen:
 
     def set_term(self, msg, pos, depth):
         """Set the oneof for position pos ('s','p','o','g') of msg (a triple/quad/graph_start
-        message); graph positions use the g_ fields."""
+        message); graph positions use the g_ fields.  Any other pos is an object-like term in
+        the fields named after it (Jelly-Patch's header value: 'h')."""
         r = self.r
         gen = self.generalized or self.oops()
         star = (self.star or self.oops()) and depth < 4
@@ -470,7 +476,7 @@ class StreamGen:
         elif kind == "literal":
             getattr(msg, f"{prefix}_literal").CopyFrom(self.literal())
         else:
-            t = PB.RdfTriple()
+            t = self.pb.RdfTriple()
             for p in "spo":
                 if self.oops():
                     continue  # a repeated term inside a quoted triple: invalid

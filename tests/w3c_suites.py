@@ -7,10 +7,13 @@ No file of them is in this repository; they come from:
   w3c/rdf-tests from before 2023).  :func:`rdflib_suites` fetches it once with ``pip download``
   into the cache directory (``$JELLY_TEST_CACHE``, default ``~/.cache/jelly-tests``), checks its
   pinned SHA-256 and unpacks the four suites.
-* **RDF 1.2** (and the current RDF 1.1 suites, which the RDF 1.2 manifests include): no package
-  of PyPI or Debian ships them.  Set ``JELLY_RDF_TESTS`` to a checkout of
-  https://github.com/w3c/rdf-tests (the directory holding ``rdf/rdf12``); when it is set, a
-  missing or broken suite fails the tests.
+* **RDF 1.2**, always: the four RDF 1.2 suites of https://github.com/w3c/rdf-tests (commit
+  ad541a5f, 2026-08-07) are vendored in ``tests/data/rdf-tests`` (test data under the W3C test
+  suite licence, see its README; no package of PyPI or Debian ships them).  Their manifests
+  include the current RDF 1.1 ones, which are not vendored (rdflib's copy above covers RDF 1.1):
+  an include that is absent from the vendored tree is left out.
+* A full checkout named by ``JELLY_RDF_TESTS`` replaces the vendored copy, RDF 1.1 includes
+  and all; then a missing or broken suite fails the tests.
 
 Manifests are read with rdflib (a test dependency, independent of the parsers under test).
 """
@@ -39,6 +42,8 @@ RDFLIB_SUITES = {"ntriples": ("nt", "http://www.w3.org/2013/N-TriplesTests/"),
 RDF_TESTS_SUITES = {"rdf/rdf12/rdf-n-triples": "nt", "rdf/rdf12/rdf-n-quads": "nq",
                     "rdf/rdf12/rdf-turtle": "ttl", "rdf/rdf12/rdf-trig": "trig"}
 ENV_RDF_TESTS = "JELLY_RDF_TESTS"
+#: The vendored RDF 1.2 suites (the same layout as a checkout, rdf/rdf12/... only).
+VENDORED_RDF_TESTS = Path(__file__).parent / "data" / "rdf-tests"
 
 MF = "http://www.w3.org/2001/sw/DataAccess/tests/test-manifest#"
 RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
@@ -108,17 +113,15 @@ def rdflib_suites() -> Path:
     return target
 
 
-def rdf_tests_dir() -> Path | None:
-    """The w3c/rdf-tests checkout named by JELLY_RDF_TESTS (None if unset); SuiteMissing if it
-    does not hold the suites."""
+def rdf_tests_dir() -> Path:
+    """The w3c/rdf-tests checkout named by JELLY_RDF_TESTS, else the vendored RDF 1.2 suites;
+    SuiteMissing if it does not hold the suites."""
     env = os.environ.get(ENV_RDF_TESTS)
-    if not env:
-        return None
-    root = Path(env)
+    root = Path(env) if env else VENDORED_RDF_TESTS
     for suite in RDF_TESTS_SUITES:
         if not (root / suite / "manifest.ttl").is_file():
-            raise SuiteMissing(f"{ENV_RDF_TESTS}={env} has no {suite}/manifest.ttl (it must be a "
-                               f"checkout of https://github.com/w3c/rdf-tests)")
+            raise SuiteMissing(f"{root} has no {suite}/manifest.ttl (it must be a checkout of "
+                               f"https://github.com/w3c/rdf-tests, or the vendored copy)")
     return root
 
 
@@ -132,9 +135,10 @@ def _test_kind(type_iri: str) -> str | None:
     return None
 
 
-def _manifest(path: Path, seen: set[Path]) -> list[tuple[str, str, Path, Path | None, str | None]]:
+def _manifest(path: Path, seen: set[Path], optional_includes: bool = False
+              ) -> list[tuple[str, str, Path, Path | None, str | None]]:
     """(test IRI, test kind, action, result, assumed base of the manifest) of a manifest and
-    the ones it includes."""
+    the ones it includes (with ``optional_includes``, those absent are left out)."""
     import rdflib
     from rdflib.collection import Collection
     path = path.resolve()
@@ -150,7 +154,10 @@ def _manifest(path: Path, seen: set[Path]) -> list[tuple[str, str, Path, Path | 
         include = g.value(m, mf.include)
         if include is not None:
             for inc in Collection(g, include):
-                out += _manifest(_file(str(inc)), seen)
+                inc_path = _file(str(inc))
+                if optional_includes and not inc_path.is_file():
+                    continue
+                out += _manifest(inc_path, seen, optional_includes)
         entries = g.value(m, mf.entries)
         if entries is None:
             continue
@@ -193,20 +200,20 @@ def load_cases() -> list[Case]:
             cases.append(Case(f"rdf11/{kind}/{iri.rsplit('#', 1)[-1]}", "rdf11", kind, test,
                               action, result, base + action.name))
     tests = rdf_tests_dir()
-    if tests is not None:
-        declared: dict[Path, str] = {}
-        for path in (tests / "rdf").rglob("manifest.ttl"):
-            m = _ASSUMED_BASE.search(path.read_text(encoding="utf-8", errors="replace"))
-            if m:
-                declared[path.parent.resolve()] = m.group(1)
-        for suite, kind in RDF_TESTS_SUITES.items():
-            for iri, test, action, result, _ in _manifest(tests / suite / "manifest.ttl", set()):
-                if iri.startswith("file://"):
-                    where, _, frag = iri.partition("#")
-                    rel = _file(where).parent.relative_to(tests.resolve()).as_posix() + "#" + frag
-                else:
-                    rel = iri.split("/rdf-tests/", 1)[-1]
-                cases.append(Case(f"rdf-tests/{rel.removeprefix('rdf/')}", "rdf12", kind, test,
-                                  action, result,
-                                  _base_of(action.resolve(), declared)))
+    vendored = tests.resolve() == VENDORED_RDF_TESTS.resolve()
+    declared: dict[Path, str] = {}
+    for path in (tests / "rdf").rglob("manifest.ttl"):
+        m = _ASSUMED_BASE.search(path.read_text(encoding="utf-8", errors="replace"))
+        if m:
+            declared[path.parent.resolve()] = m.group(1)
+    for suite, kind in RDF_TESTS_SUITES.items():
+        for iri, test, action, result, _ in _manifest(tests / suite / "manifest.ttl", set(), vendored):
+            if iri.startswith("file://"):
+                where, _, frag = iri.partition("#")
+                rel = _file(where).parent.relative_to(tests.resolve()).as_posix() + "#" + frag
+            else:
+                rel = iri.split("/rdf-tests/", 1)[-1]
+            cases.append(Case(f"rdf-tests/{rel.removeprefix('rdf/')}", "rdf12", kind, test,
+                              action, result,
+                              _base_of(action.resolve(), declared)))
     return cases

@@ -8,8 +8,10 @@
 * The Memory store keeps its indexes in private attributes; :func:`memory_indexes` reads them
   to walk a graph in insertion order by subject (what makes repeated terms compress), and the
   public API is used when they are not there.
+* rdflib cannot remove a namespace binding: :func:`unbind` deletes it from the Memory and
+  SimpleMemory stores' private maps (for RDF Patch's ``PD``, :mod:`jelly.rdflib.patch`).
 
-Both are used only on the rdflib versions listed in :data:`TESTED`; on others the public,
+All are used only on the rdflib versions listed in :data:`TESTED`; on others the public,
 slower paths are taken (and the str-vs-bytes problem is left to rdflib).
 ``tests/test_rdflib_compat.py`` fails when the installed rdflib is outside that range or no
 longer has what is read here, so a change in rdflib is noticed, not silently worked around.
@@ -82,3 +84,25 @@ def memory_indexes(store) -> MemoryIndexes | None:
                              store._Memory__context_obj_map, store._Memory__ctx_to_str)
     except AttributeError:
         return None
+
+
+def unbind(graph: Graph, prefix: str) -> bool:
+    """Remove the namespace binding of ``prefix`` from ``graph``'s store: rdflib has no public
+    way (``NamespaceManager.bind`` only adds or replaces), so the Memory and SimpleMemory
+    stores' private maps are changed and the namespace manager's caches reset.  False if the
+    store is another one (or the rdflib version untested): nothing was changed."""
+    from rdflib.plugins.stores.memory import Memory, SimpleMemory
+    store = graph.store
+    if not SUPPORTED or type(store) not in (Memory, SimpleMemory):
+        return False
+    owner = type(store).__name__
+    try:
+        namespaces = getattr(store, f"_{owner}__namespace")
+        prefixes = getattr(store, f"_{owner}__prefix")
+    except AttributeError:
+        return False
+    namespace = namespaces.pop(prefix, None)
+    if namespace is not None and prefixes.get(namespace) == prefix:
+        del prefixes[namespace]
+    graph.namespace_manager.reset()
+    return True

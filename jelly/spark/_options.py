@@ -23,6 +23,8 @@ READ_OPTIONS = {
     "maxdatatypetablesize": "reader limit (default 256)",
     "maxquoteddepth": "reader limit (default 64)",
     "maxframesize": "reader limit in bytes (default 512 MiB)",
+    "partitionsize": "bytes per partition of a large segmented file (default 64 MiB; 0: one "
+                     "partition per file)",
 }
 
 #: Writing: key -> keyword argument of jelly.Writer / jelly.make_options.
@@ -37,13 +39,17 @@ WRITE_OPTIONS = {
     "generalizedstatements": "generalized_statements",
     "streamname": "stream_name",
     "rowsperframe": "rows_per_frame",
+    "segmentsize": "segment_size",
 }
-WRITE_ONLY = {"compression": "none (default) or gzip (files end in .jelly.gz)"}
+WRITE_ONLY = {"compression": "none (default), gzip (files end in .jelly.gz) or zstd (.jelly.zst)"}
 
 _INT_WRITE = {"max_name_table_size", "max_prefix_table_size", "max_datatype_table_size",
-              "rows_per_frame"}
+              "rows_per_frame", "segment_size"}
 _BOOL_WRITE = {"rdf_star", "generalized_statements"}
 _PATH_KEYS = {"path", "paths"}
+
+#: Bytes per partition of a large segmented file (about four million statements).
+DEFAULT_PARTITION_SIZE = 64 << 20
 
 
 def normalize(options) -> dict:
@@ -101,6 +107,8 @@ class ReadOptions:
         self.include_path = parse_bool(opts.get("includepath", False), "includePath")
         self.glob = opts.get("pathglobfilter") or None
         self.strict = parse_bool(opts.get("strict", False), "strict")
+        self.partition_size = parse_int(opts.get("partitionsize", DEFAULT_PARTITION_SIZE),
+                                        "partitionSize")
         limits = {}
         for key, field in (("maxnametablesize", "max_name_table_size"),
                            ("maxprefixtablesize", "max_prefix_table_size"),
@@ -145,10 +153,13 @@ class WriteOptions:
         compression = str(opts.get("compression", "none")).strip().lower()
         if compression in ("none", "uncompressed", ""):
             compression = None
-        elif compression not in ("gzip", "gz"):
-            raise JellyOptionsError(f"option compression must be none or gzip, not "
-                                    f"{opts['compression']!r}")
-        else:
+        elif compression in ("gzip", "gz"):
             compression = "gzip"
+        elif compression in ("zstd", "zst"):
+            compression = "zstd"
+        else:
+            raise JellyOptionsError(f"option compression must be none, gzip or zstd, not "
+                                    f"{opts['compression']!r}")
         self.compression = compression
-        self.extension = ".jelly.gz" if compression else ".jelly"
+        self.extension = {"gzip": ".jelly.gz", "zstd": ".jelly.zst"}.get(compression or "",
+                                                                        ".jelly")

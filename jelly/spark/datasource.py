@@ -1,7 +1,8 @@
 """The ``jelly`` Spark data source (PySpark's Python Data Source API).
 
-Reading gives one partition per file (a Jelly stream cannot be split) and hands Spark Arrow
-record batches built from the core's column output.  Writing gives one ``.jelly`` file per
+Reading gives one partition per file, or, for a large segmented file (:mod:`jelly.parallel`),
+one per ``partitionSize`` bytes of it, split at segment starts; it hands Spark Arrow record
+batches built from the core's column output.  Writing gives one segmented ``.jelly`` file per
 non-empty partition: each task writes a hidden temporary file, the job's commit renames them
 all, and an abort deletes them.
 """
@@ -9,6 +10,7 @@ all, and an abort deletes them.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import gzip
 import uuid
 from typing import Iterator, List, Optional
@@ -19,11 +21,12 @@ from pyspark.sql.datasource import (DataSource, DataSourceArrowWriter, DataSourc
 from pyspark.sql.types import (ArrayType, BinaryType, DataType, LongType, MapType, StringType,
                                StructField, StructType)
 
+from .. import parallel
 from ..errors import JellyError, JellyOptionsError
-from ..options import PhysicalStreamType
+from ..options import DEFAULT_LIMITS, PhysicalStreamType, ReaderLimits
 from ..reader import Reader
 from ..options import make_options
-from ..writer import Writer
+from ..writer import DEFAULT_SEGMENT_SIZE, Writer
 from . import _arrow, _fs
 from ._options import ReadOptions, WriteOptions
 
@@ -31,6 +34,8 @@ from ._options import ReadOptions, WriteOptions
 FORMAT = "jelly"
 
 _IO_BUFFER = 1 << 20
+#: Bytes read at a time when a file's segment starts are looked for.
+_SCAN_BLOCK = 8 << 20
 
 
 # ------------------------------------------------------------------------------- schemas
@@ -148,7 +153,8 @@ class JellyDataSource(DataSource):
 
 
 class JellyReader(DataSourceReader):
-    """One partition per file; batches of about ``batchSize`` statements."""
+    """One partition per file, or per ``partitionSize`` bytes of a large segmented file;
+    batches of about ``batchSize`` statements."""
 
     def __init__(self, paths: list[str], options: ReadOptions, schema: StructType) -> None:
         self.paths = paths
@@ -156,15 +162,87 @@ class JellyReader(DataSourceReader):
         self.schema = schema
 
     def partitions(self) -> List[InputPartition]:
-        files = []
+        out = []
         for path in self.paths:
-            files.extend(_fs.list_files(path, self.options.glob))
-        return [InputPartition(f) for f in files]
+            for f in _fs.list_files(path, self.options.glob):
+                out.extend(InputPartition(p) for p in file_partitions(f, self.options))
+        return out
 
     def read(self, partition: InputPartition) -> Iterator:
         if partition.value is None:    # Spark's stand-in partition when there is no file
             return iter(())
+        if isinstance(partition.value, tuple):
+            return read_part(*partition.value, self.options, arrow_schema(self.schema))
         return read_file(partition.value, self.options, arrow_schema(self.schema))
+
+
+def _zstd_writer(raw):
+    from ..io import ZSTD_LEVEL, _zstandard
+    return _zstandard().ZstdCompressor(level=ZSTD_LEVEL).stream_writer(raw, closefd=False)
+def scan_file(path: str, limits: ReaderLimits = DEFAULT_LIMITS
+              ) -> tuple[parallel.Scan, int] | None:
+    """The segment starts and frame count of a delimited, uncompressed Jelly file and its size
+    (read in blocks; only the frames' starts are looked at), or None if it cannot be split."""
+    fs, inner = _fs.filesystem(path)
+    info = fs.get_file_info(inner)
+    return _scan(path, info.size, info.mtime_ns, limits)
+
+
+@functools.lru_cache(maxsize=256)
+def _scan(path: str, size: int, mtime_ns: int | None, limits: ReaderLimits
+          ) -> tuple[parallel.Scan, int] | None:
+    # Per version of a file: a query plans its partitions more than once.
+    fs, inner = _fs.filesystem(path)
+    try:
+        f = fs.open_input_file(inner)
+    except (OSError, ValueError) as exc:
+        raise JellyError(f"cannot open {path}: {exc}") from None
+    with f:
+        head = f.read_at(min(size, 4), 0)
+        if any(head.startswith(m) for m in parallel.COMPRESSED_MAGIC):
+            return None
+        found = parallel.scan(f.read_at, size, limits, _SCAN_BLOCK)
+    return (found, size) if found is not None else None
+
+
+def file_partitions(path: str, options: ReadOptions) -> list:
+    """What one file gives Spark to read: its path, or ``(path, part)`` per part of a large
+    segmented file."""
+    if options.partition_size <= 0:
+        return [path]
+    fs, inner = _fs.filesystem(path)
+    if fs.get_file_info(inner).size <= options.partition_size:
+        return [path]
+    scanned = scan_file(path, options.limits or DEFAULT_LIMITS)
+    if scanned is None:
+        return [path]
+    parts = parallel.plan(scanned[0], scanned[1], options.partition_size)
+    return [path] if len(parts) < 2 else [(path, part) for part in parts]
+
+
+def read_part(path: str, part: parallel.Part, options: ReadOptions, schema) -> Iterator:
+    """Record batches of one part of a segmented file (the rows a read of the whole file gives
+    for it: see :func:`jelly.parallel.part_frames`)."""
+    fs, inner = _fs.filesystem(path)
+    try:
+        f = fs.open_input_file(inner)
+    except (OSError, ValueError) as exc:
+        raise JellyError(f"cannot open {path}: {exc}") from None
+    with f:
+        yield from _batches(parallel.part_frames(
+            parallel.opener(f.read_at), part, limits=options.limits, strict=options.strict,
+            terms="nt" if options.terms == "nt" else "native", output="columns"),
+            options, schema, path)
+
+
+def _batches(frames, options: ReadOptions, schema, path: str) -> Iterator:
+    """Record batches of decoded frames (column output); errors name the file."""
+    convert = _arrow.frame_batches if options.rows == "frames" else _arrow.statement_batches
+    try:
+        yield from convert(frames, schema, options.terms, options.batch_rows, path)
+    except JellyError as exc:
+        raise type(exc)(f"{path}: {exc.message}", offset=exc.offset, frame=exc.frame,
+                        row=exc.row, line=exc.line) from None
 
 
 def read_file(path: str, options: ReadOptions, schema) -> Iterator:
@@ -178,12 +256,7 @@ def read_file(path: str, options: ReadOptions, schema) -> Iterator:
     with stream:
         frames = Reader(stream, limits=options.limits, strict=options.strict,
                         terms="nt" if layout == "nt" else "native", output="columns").frames()
-        convert = _arrow.frame_batches if options.rows == "frames" else _arrow.statement_batches
-        try:
-            yield from convert(frames, schema, layout, options.batch_rows, path)
-        except JellyError as exc:
-            raise type(exc)(f"{path}: {exc.message}", offset=exc.offset, frame=exc.frame,
-                            row=exc.row, line=exc.line) from None
+        yield from _batches(frames, options, schema, path)
 
 
 # ------------------------------------------------------------------------------- writing
@@ -237,6 +310,7 @@ def stream_options(writer_kwargs: dict, has_graph: bool, grouped: bool):
     flat one, or for one frame per row (``grouped``) to GRAPHS / DATASETS."""
     kwargs = dict(writer_kwargs)
     rows_per_frame = kwargs.pop("rows_per_frame", None)
+    kwargs.pop("segment_size", None)
     return make_options(quads=has_graph, grouped=grouped, **kwargs), rows_per_frame
 
 
@@ -255,6 +329,8 @@ class JellyWriter(DataSourceArrowWriter):
         # Fail on the driver, before any task runs, if the options are wrong.
         self.stream_options, self.rows_per_frame = stream_options(
             options.writer_kwargs, self.has_graph, self.layout == "frames")
+        # Segmented files by default, so that later reads can split them (0: none).
+        self.segment_size = options.writer_kwargs.get("segment_size", DEFAULT_SEGMENT_SIZE) or None
         self.job = uuid.uuid4().hex[:12]
         fs, inner = _fs.filesystem(self.path)
         info = fs.get_file_info(inner)
@@ -297,11 +373,13 @@ class JellyWriter(DataSourceArrowWriter):
         rows = 0
         raw = fs.open_output_stream(inner, compression=None, buffer_size=_IO_BUFFER)
         try:
-            out = gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) if self.compression else raw
+            out = gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) \
+                if self.compression == "gzip" else _zstd_writer(raw) \
+                if self.compression == "zstd" else raw
             kwargs = {}
             if self.rows_per_frame is not None:
                 kwargs["rows_per_frame"] = self.rows_per_frame
-            writer = Writer(out, options, **kwargs)
+            writer = Writer(out, options, segment_size=self.segment_size, **kwargs)
             batch = first
             while batch is not None:
                 if self.layout == "frames":

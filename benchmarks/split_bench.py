@@ -1,0 +1,350 @@
+"""Benchmark of splittable Jelly (not part of the test suite): ``jelly convert --jobs``, what
+segments cost, Spark reading one file in partitions, and literal-heavy parsing against pyjelly.
+
+Recipe (the table in docs/performance.md, "Splittable Jelly")::
+
+    python benchmarks/split_bench.py --statements 2000000 --repeat 5 \\
+        --out benchmarks/results/split.json
+
+Data (benchmarks/datagen.py, seed 1, prepared once in ``--work``): ``sensors`` with
+``--statements`` statements (2M: 260 MB of N-Triples) for the conversion, segment and Spark
+rows; ``skos-labels`` (multilingual SKOS labels) and ``knowledge-graph`` with
+``--parse-statements`` (default 300k) for the parse rows.  The Jelly inputs are written by
+``jelly convert`` (segments of the default size) and, for the segment rows, once more with
+``--segment-size 0``.
+
+Every timed run but Spark's is a fresh process; the two sides of each ratio run in the same
+round, one after the other, and each ratio is the ratio of the medians over ``--repeat``
+rounds.  The CLI and Spark rows are wall times (the CLI ones start-up included; the CPU time
+of the command and its worker processes is recorded too); the single-core parse rows are the
+CPU time of the parse, which a shared machine disturbs less than its wall time.  The load
+average before and after is recorded: on a machine shared with other work the parallel rows
+measure the machine as much as jelly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+
+GOALS = {
+    "convert-to-jelly": ("jelly convert NT -> Jelly, --jobs 2 / --jobs 1", ">=", 1.7),
+    "convert-from-jelly": ("jelly convert Jelly -> NT, --jobs 2 / --jobs 1", ">=", 1.7),
+    "segment-size": ("file size, segmented / unsegmented", "<=", 1.03),
+    "segment-read": ("single-core read time, segmented / unsegmented", "<=", 1.05),
+    "spark": ("Spark read of one file, 2 partitions / 1 partition (speed)", ">=", 1.7),
+    "parse-skos-labels": ("parse skos-labels, jelly / pyjelly generic parse (speed)", ">=", 15),
+}
+
+
+def loadavg() -> list[float]:
+    with open("/proc/loadavg") as f:
+        return [float(x) for x in f.read().split()[:3]]
+
+
+def jelly_cmd() -> list[str]:
+    exe = shutil.which("jelly", path=os.path.dirname(sys.executable))
+    return [exe] if exe else [sys.executable, "-m", "jelly"]
+
+
+def run_timed(cmd: list[str]) -> tuple[float, float]:
+    """Wall and CPU seconds (user + system, worker processes included) of a command."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    if status != 0:
+        raise SystemExit(f"failed ({status}): {' '.join(cmd)}")
+    return wall, usage.ru_utime + usage.ru_stime
+
+
+# ------------------------------------------------------------------------------- workers
+
+def worker(args: argparse.Namespace) -> None:
+    """``--worker TOOL PATH``: one timed parse in this process (imports done); prints the
+    wall and CPU seconds and the statements as JSON."""
+    tool, path = args.worker_args
+    if tool == "jelly":
+        import jelly
+
+        def run() -> int:
+            n = 0
+            for _ in jelly.parse(path):
+                n += 1
+            return n
+    else:
+        from pyjelly.integrations.generic.parse import parse_jelly_flat
+
+        def run() -> int:
+            n = 0
+            with open(path, "rb") as f:
+                for _ in parse_jelly_flat(f):
+                    n += 1
+            return n
+    start, cpu = time.perf_counter(), time.process_time()
+    n = run()
+    print(json.dumps({"seconds": time.perf_counter() - start, "cpu": time.process_time() - cpu,
+                      "statements": n}))
+
+
+def parse_timed(tool: str, path: str) -> float:
+    """CPU seconds of one parse in a fresh process: on a shared machine the time a
+    single-threaded parse is on a core is steadier than its wall time (both are in the JSON)."""
+    out = subprocess.run([sys.executable, __file__, "--worker", tool, path], check=True,
+                         capture_output=True, text=True).stdout
+    return float(json.loads(out.splitlines()[-1])["cpu"])
+
+
+# ------------------------------------------------------------------------------- data
+
+def prepare(args: argparse.Namespace) -> dict[str, str]:
+    import datagen
+    os.makedirs(args.work, exist_ok=True)
+    files = {}
+    for name, n in (("sensors", args.statements), ("skos-labels", args.parse_statements),
+                    ("knowledge-graph", args.parse_statements)):
+        nt = os.path.join(args.work, f"{name}-{n}.nt")
+        if not os.path.exists(nt):
+            print(f"generating {name} ({n} statements)", flush=True)
+            datagen.write(name, n, 1, nt + ".tmp")
+            os.replace(nt + ".tmp", nt)
+        jl = nt[:-3] + ".jelly"
+        if not os.path.exists(jl):
+            subprocess.run(jelly_cmd() + ["convert", nt, jl, "--jobs", "1", "-q"], check=True)
+        files[name] = nt
+        files[name + ".jelly"] = jl
+    plain = files["sensors.jelly"][:-6] + "-plain.jelly"
+    if not os.path.exists(plain):
+        subprocess.run(jelly_cmd() + ["convert", files["sensors"], plain, "--jobs", "1",
+                                      "--segment-size", "0", "-q"], check=True)
+    files["sensors-plain.jelly"] = plain
+    return files
+
+
+# ------------------------------------------------------------------------------- rows
+
+def median(values: list[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+def bench_convert(args, files, results) -> None:
+    nt, jl = files["sensors"], files["sensors.jelly"]
+    out = os.path.join(args.work, "out")
+    runs: dict[str, list[tuple[float, float]]] = {}
+    for rnd in range(args.repeat):
+        for direction, src, ext in (("to-jelly", nt, ".jelly"), ("from-jelly", jl, ".nt")):
+            for jobs in ((1, 2) if rnd % 2 == 0 else (2, 1)):
+                target = f"{out}-{jobs}{ext}"
+                if os.path.exists(target):      # not timed: replacing a large file frees it
+                    os.unlink(target)
+                runs.setdefault(f"{direction}/{jobs}", []).append(
+                    run_timed(jelly_cmd() + ["convert", src, target, "--jobs", str(jobs), "-q"]))
+        print(f"convert round {rnd + 1}: " + ", ".join(
+            f"{k} {v[-1][0]:.2f}s" for k, v in runs.items()), flush=True)
+    with open(f"{out}-1.nt", "rb") as a, open(f"{out}-2.nt", "rb") as b:
+        same = a.read() == b.read()
+    import jelly
+    count = [sum(1 for _ in jelly.parse(f"{out}-{j}.jelly")) for j in (1, 2)]
+    for j in (1, 2):
+        for ext in (".nt", ".jelly"):
+            os.unlink(f"{out}-{j}{ext}")
+    for direction in ("to-jelly", "from-jelly"):
+        one, two = runs[f"{direction}/1"], runs[f"{direction}/2"]
+        results["rows"][f"convert-{direction}"] = {
+            "jobs1_wall": median([w for w, _ in one]), "jobs2_wall": median([w for w, _ in two]),
+            "jobs1_cpu": median([c for _, c in one]), "jobs2_cpu": median([c for _, c in two]),
+            "runs": {"jobs1": one, "jobs2": two}}
+        results["goals"][f"convert-{direction}"] = \
+            median([w for w, _ in one]) / median([w for w, _ in two])
+    results["checks"]["jobs 2 text identical to jobs 1"] = same
+    results["checks"]["jobs 2 Jelly statements == jobs 1"] = count[0] == count[1]
+
+
+def bench_segments(args, files, results) -> None:
+    seg, plain = files["sensors.jelly"], files["sensors-plain.jelly"]
+    size = os.path.getsize(seg) / os.path.getsize(plain)
+    times: dict[str, list[float]] = {"segmented": [], "plain": []}
+    for rnd in range(args.repeat):
+        order = ("segmented", "plain") if rnd % 2 == 0 else ("plain", "segmented")
+        for which in order:
+            times[which].append(parse_timed("jelly", seg if which == "segmented" else plain))
+    results["rows"]["segments"] = {"segmented_bytes": os.path.getsize(seg),
+                                   "plain_bytes": os.path.getsize(plain),
+                                   "segmented_read": median(times["segmented"]),
+                                   "plain_read": median(times["plain"]), "runs": times}
+    results["goals"]["segment-size"] = size
+    results["goals"]["segment-read"] = median(times["segmented"]) / median(times["plain"])
+
+
+def bench_parse(args, files, results) -> None:
+    for name in ("skos-labels", "knowledge-graph"):
+        path = files[name + ".jelly"]
+        times: dict[str, list[float]] = {"jelly": [], "pyjelly": []}
+        for rnd in range(args.repeat):
+            for tool in (("jelly", "pyjelly") if rnd % 2 == 0 else ("pyjelly", "jelly")):
+                times[tool].append(parse_timed(tool, path))
+        results["rows"][f"parse-{name}"] = {
+            "statements": args.parse_statements, "jelly": median(times["jelly"]),
+            "pyjelly": median(times["pyjelly"]), "runs": times}
+        results["goals"][f"parse-{name}"] = median(times["pyjelly"]) / median(times["jelly"])
+        print(f"parse {name}: jelly {median(times['jelly']):.3f}s, pyjelly "
+              f"{median(times['pyjelly']):.3f}s", flush=True)
+
+
+def bench_spark(args, files, results) -> None:
+    from pyspark.sql import SparkSession
+    from pyspark.sql import functions as F
+
+    import jelly.parallel
+    import jelly.spark
+    path = files["sensors.jelly"]
+    size = os.path.getsize(path)
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    spark = (SparkSession.builder.master("local[2]").appName("jelly-split-bench")
+             .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
+             .config("spark.driver.memory", "4g").getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    jelly.spark.register(spark)
+
+    def read(partition_size: int):
+        df = spark.read.format("jelly").option("partitionSize", partition_size).load(path)
+        row = df.agg(F.count(F.lit(1)).alias("n"),
+                     F.bit_xor(F.xxhash64("s", "p", "o")).alias("h")).collect()[0]
+        return df.rdd.getNumPartitions(), row["n"], row["h"]
+
+    # Two partitions: a part size that cuts at the segment start nearest the middle.
+    with open(path, "rb") as f:
+        data = f.read()
+    found = jelly.parallel.scan(lambda n, offset: data[offset:offset + n], len(data))
+    starts = [offset for offset, _, _ in found[0]]
+    sizes = {"1": size + 1, "2": min(starts[1:], key=lambda o: abs(o - size / 2))}
+    seen = {k: read(v) for k, v in sizes.items()}          # warm-up and checks
+    times: dict[str, list[float]] = {"1": [], "2": []}
+    for rnd in range(args.repeat):
+        for k in (("1", "2") if rnd % 2 == 0 else ("2", "1")):
+            start = time.perf_counter()
+            read(sizes[k])
+            times[k].append(time.perf_counter() - start)
+    spark.stop()
+    results["rows"]["spark"] = {"partitions": {k: v[0] for k, v in seen.items()},
+                                "one_partition": median(times["1"]),
+                                "two_partitions": median(times["2"]), "runs": times}
+    results["checks"]["Spark: same rows with 1 and 2 partitions"] = \
+        seen["1"][1:] == seen["2"][1:] and seen["1"][1] == args.statements_actual
+    results["checks"]["Spark: 1 and 2 partitions"] = \
+        seen["1"][0] == 1 and seen["2"][0] == 2
+    results["goals"]["spark"] = median(times["1"]) / median(times["2"])
+
+
+# ------------------------------------------------------------------------------- report
+
+def report(args, results) -> str:
+    rows, goals = results["rows"], results["goals"]
+    lines = [f"Measured {results['date']} with `{results['command']}`  ",
+             f"Machine: {results['machine']}; load average before / after: "
+             f"{results['load_before']} / {results['load_after']}", ""]
+    lines += ["| row | one | other | ratio | goal |", "|---|--:|--:|--:|---|"]
+
+    def goal(key: str) -> str:
+        if key not in goals or key not in GOALS:
+            return "n/a"
+        text, op, bound = GOALS[key]
+        value = goals[key]
+        ok = value >= bound if op == ">=" else value <= bound
+        return f"{'PASS' if ok else 'FAIL'} ({op} {bound})"
+
+    if "convert-to-jelly" in rows:
+        for key, label in (("convert-to-jelly", "jelly convert NT -> Jelly"),
+                           ("convert-from-jelly", "jelly convert Jelly -> NT")):
+            r = rows[key]
+            lines.append(f"| {label}: --jobs 1 / --jobs 2, wall s (CPU s) | "
+                         f"{r['jobs1_wall']:.2f} ({r['jobs1_cpu']:.2f}) | "
+                         f"{r['jobs2_wall']:.2f} ({r['jobs2_cpu']:.2f}) | "
+                         f"{goals[key]:.2f}x | {goal(key)} |")
+    if "segments" in rows:
+        r = rows["segments"]
+        lines.append(f"| file size: segmented / unsegmented, MB | "
+                     f"{r['segmented_bytes'] / 1e6:.2f} | "
+                     f"{r['plain_bytes'] / 1e6:.2f} | {goals['segment-size']:.4f} | "
+                     f"{goal('segment-size')} |")
+        lines.append(f"| single-core read: segmented / unsegmented, CPU s | "
+                     f"{r['segmented_read']:.3f} | "
+                     f"{r['plain_read']:.3f} | {goals['segment-read']:.3f} | "
+                     f"{goal('segment-read')} |")
+    if "spark" in rows:
+        r = rows["spark"]
+        lines.append(f"| Spark, one file: 1 partition / 2 partitions, s | "
+                     f"{r['one_partition']:.2f} | "
+                     f"{r['two_partitions']:.2f} | {goals['spark']:.2f}x | {goal('spark')} |")
+    for name in ("skos-labels", "knowledge-graph"):
+        key = f"parse-{name}"
+        if key in rows:
+            r = rows[key]
+            lines.append(f"| parse {name} ({r['statements'] // 1000}k): pyjelly / jelly, CPU s | "
+                         f"{r['pyjelly']:.3f} | {r['jelly']:.3f} | {goals[key]:.1f}x | "
+                         f"{goal(key)} |")
+    lines.append("")
+    for check, ok in results["checks"].items():
+        lines.append(f"- check: {check}: {'ok' if ok else 'FAILED'}")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--statements", type=int, default=2_000_000,
+                   help="statements of the conversion / segment / Spark data (default 2M)")
+    p.add_argument("--parse-statements", type=int, default=300_000,
+                   help="statements of the literal-heavy parse data (default 300k)")
+    p.add_argument("--repeat", type=int, default=5, help="rounds (default 5); medians")
+    p.add_argument("--only", default="convert,segments,spark,parse",
+                   help="comma-separated: convert, segments, spark, parse")
+    p.add_argument("--work", default=os.path.join(HERE, ".work", "split"),
+                   help="prepared data (kept between runs)")
+    p.add_argument("--out", help="write the results as JSON here")
+    p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("worker_args", nargs="*", help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.worker:
+        worker(args)
+        return
+    only = set(args.only.split(","))
+    files = prepare(args)
+    import jelly
+    args.statements_actual = sum(1 for _ in jelly.parse(files["sensors.jelly"]))
+    results: dict = {
+        "date": time.strftime("%Y-%m-%d %H:%M"),
+        "command": "python benchmarks/split_bench.py " + " ".join(argv or sys.argv[1:]),
+        "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
+                   f"Python {platform.python_version()}",
+        "load_before": loadavg(), "rows": {}, "goals": {}, "checks": {}}
+    if "convert" in only:
+        bench_convert(args, files, results)
+    if "segments" in only:
+        bench_segments(args, files, results)
+    if "parse" in only:
+        bench_parse(args, files, results)
+    if "spark" in only:
+        bench_spark(args, files, results)
+    results["load_after"] = loadavg()
+    text = report(args, results)
+    print()
+    print(text)
+    if args.out:
+        os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+        with open(args.out, "w") as f:
+            json.dump({**results, "table": text}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,420 @@
+"""``jelly patch``: RDF Patch on the command line, between RDF Patch text (``.rdfp``) and
+Jelly-Patch (``.jellyp``, ``.jelly``, either gzipped), and against datasets.
+
+* ``convert IN OUT`` - text <-> Jelly-Patch (or either to itself), with the Jelly-Patch writer's
+  options;
+* ``inspect FILE`` - options and operations per kind per frame (per patch for text);
+* ``validate FILE`` - strict: transactions (no nesting, no commit or abort without a start, no
+  patch ending inside one), headers before a patch's other operations, and the stream rules of
+  Jelly-Patch (statement and stream types, punctuation, options);
+* ``apply DATASET PATCH OUT`` - a dataset in any format ``jelly convert`` reads, changed by the
+  patch (transactions: committed ones applied, aborted ones not), written in any format;
+* ``diff A B OUT`` - the patch that turns dataset A into dataset B.
+
+``-`` is stdin / stdout; an input patch's format comes from ``--from``, its extension or (for
+stdin) its first bytes, an output's from ``--to`` or its extension (stdout: RDF Patch text).
+Outputs are written atomically; errors are one line and exit status 1 (:mod:`jelly.cli`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import sys
+from typing import Any, Iterator
+
+from . import formats
+from ._patchops import PatchOp
+from .errors import JellyError
+from .io import open_input, peek
+from .patchdata import OPERATION_NAMES, PatchChecker, apply_operations, diff, read_dataset, \
+    write_dataset
+
+#: Columns of ``inspect``: operations by RDF Patch row code ("SEG": ends of patches).
+OPERATION_COLUMNS = ("H", "TX", "TC", "TA", "PA", "PD", "A", "D", "SEG")
+#: Jelly-Patch rows that are no operation, and the column ``inspect`` shows them in.
+LOOKUP_COLUMNS = {"name": "names", "prefix": "prefixes", "datatype": "datatypes"}
+_WRITER_FIELDS = ("stream_type", "statement_type", "preset", "max_name_table_size",
+                  "max_prefix_table_size", "max_datatype_table_size", "rdf_star", "generalized")
+
+
+# -------------------------------------------------------------------------- formats and I/O
+
+def _is_std(path: object) -> bool:
+    return isinstance(path, (str, os.PathLike)) and os.fspath(path) == "-"
+
+
+def _input_format(name: str | None, path: str) -> formats.RdfFormat | None:
+    """The patch format named or told by the extension; None: tell it by the content."""
+    if name:
+        return formats.get(name, formats.PATCH, "input")
+    if _is_std(path):
+        return None
+    fmt = formats.for_path(path, formats.PATCH)
+    if fmt is None:
+        raise JellyError(f"cannot tell the patch format of {path!r} from its name; name it with "
+                         f"--from ({', '.join(formats.names(formats.PATCH))})")
+    return fmt
+
+
+def _output_format(name: str | None, path: str) -> formats.RdfFormat:
+    if name:
+        return formats.get(name, formats.PATCH, "output")
+    if _is_std(path):
+        return formats.RDF_PATCH
+    fmt = formats.for_path(path, formats.PATCH)
+    if fmt is None:
+        raise JellyError(f"cannot tell the patch format of {path!r} from its name; name it with "
+                         f"--to ({', '.join(formats.names(formats.PATCH))})")
+    return fmt
+
+
+class _Input:
+    """An open patch: ``fmt``, its operations (``ops``, consumed once), and for Jelly-Patch
+    the reader (``options``, ``frames()``)."""
+
+    def __init__(self, fmt: formats.RdfFormat, ops: Iterator[PatchOp], reader: Any = None):
+        self.fmt = fmt
+        self.ops = ops
+        self.reader = reader
+
+    @property
+    def binary(self) -> bool:
+        return self.reader is not None
+
+
+@contextlib.contextmanager
+def _open_patch(path: str, name: str | None, syntax: str | None = None,
+                strict: bool = False) -> Iterator[_Input]:
+    from . import patch, rdfpatch
+    fmt = _input_format(name, path)
+    with open_input(path) as stream:
+        head, stream = peek(stream, 64)
+        told = formats.sniff(head)
+        if fmt is None:
+            fmt = told if told is formats.JELLY_PATCH else formats.RDF_PATCH
+        if fmt is formats.JELLY_PATCH and told is formats.JELLY:
+            raise JellyError(f"{path!r} is a Jelly-RDF stream, not Jelly-Patch (read it with "
+                             f"jelly convert)")
+        if fmt is formats.JELLY_PATCH:
+            with patch.PatchReader(stream, strict=strict) as reader:
+                yield _Input(fmt, iter(reader), reader)
+        else:
+            yield _Input(fmt, rdfpatch.parse(stream, syntax=syntax))
+
+
+def _add_writer_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("Jelly-Patch output options (default: the input's, if Jelly-Patch)")
+    g.add_argument("--options-from", metavar="FILE",
+                   help="copy every option from this Jelly-Patch file")
+    g.add_argument("--stream-type", choices=["punctuated", "frame", "flat"],
+                   help="patches end with punctuation rows (default), one per frame, or the "
+                        "whole stream is one patch")
+    g.add_argument("--statement-type", choices=["triples", "quads"],
+                   help="default: quads from the first statement or namespace with a graph")
+    g.add_argument("--preset", choices=["small", "big"],
+                   help="table sizes: small (128/16/16) or big (4000/150/32, the default)")
+    g.add_argument("--max-name-table-size", type=int, metavar="N")
+    g.add_argument("--max-prefix-table-size", type=int, metavar="N")
+    g.add_argument("--max-datatype-table-size", type=int, metavar="N")
+    g.add_argument("--rows-per-frame", type=int, metavar="N",
+                   help="rows per frame of flat and punctuated streams (default 1024)")
+    g.add_argument("--rdf-star", action="store_const", const=True,
+                   help="announce RDF-star quoted triples (needed when the first frame has none)")
+    g.add_argument("--generalized", action="store_const", const=True,
+                   help="allow generalized statements")
+    g.add_argument("--single-frame", action="store_true",
+                   help="write one non-delimited frame instead of a delimited stream")
+
+
+def _writer_flags(args: argparse.Namespace) -> dict[str, Any]:
+    flags = {k: getattr(args, k) for k in _WRITER_FIELDS if getattr(args, k) is not None}
+    if args.rows_per_frame is not None:
+        flags["rows_per_frame"] = args.rows_per_frame
+    if args.single_frame:
+        flags["delimited"] = False
+    return flags
+
+
+def _open_writer(path: str, fmt: formats.RdfFormat, args: argparse.Namespace,
+                 source_options: Any = None) -> Any:
+    """A TextWriter or a PatchWriter to ``path``."""
+    from . import patch, rdfpatch
+    flags = _writer_flags(args)
+    if fmt is formats.RDF_PATCH:
+        if flags or args.options_from:
+            raise JellyError("the Jelly-Patch output options do not apply to RDF Patch text "
+                             "output")
+        return rdfpatch.TextWriter(path, syntax=args.syntax)
+    options = None
+    if args.options_from:
+        if any(k in flags for k in _WRITER_FIELDS):
+            raise JellyError("--options-from cannot be combined with other option flags")
+        options = patch.read_options(args.options_from)
+    elif source_options is not None and not any(k in flags for k in _WRITER_FIELDS):
+        options = source_options
+    if options is not None:
+        options = options.replace(version=patch.PATCH_PROTOCOL_VERSION)
+    return patch.PatchWriter(path, options, **flags)
+
+
+# ---------------------------------------------------------------------------------- convert
+
+def cmd_convert(args: argparse.Namespace) -> int:
+    out_fmt = _output_format(args.to_format, args.output)
+    with _open_patch(args.input, args.from_format, args.syntax) as src:
+        options = src.reader.options if src.binary else None
+        with _open_writer(args.output, out_fmt, args, options) as writer:
+            writer.write_all(src.ops)
+    if args.verbose:
+        print(f"{writer.operations_written} operations", file=sys.stderr)
+    return 0
+
+
+# ---------------------------------------------------------------------------------- inspect
+
+def _counts(ops: list[PatchOp]) -> dict[str, int]:
+    counts = dict.fromkeys(OPERATION_COLUMNS, 0)
+    for op in ops:
+        counts[OPERATION_NAMES[type(op)]] += 1
+    return counts
+
+
+def _inspect(src: _Input, per_frame: bool) -> dict[str, Any]:
+    rows: list[dict[str, Any]] = []
+    totals = dict.fromkeys(OPERATION_COLUMNS, 0)
+    if src.binary:
+        reader = src.reader
+        options = reader.options
+        totals.update(dict.fromkeys(LOOKUP_COLUMNS.values(), 0))
+        for frame in reader.frames():
+            row: dict[str, Any] = {"frame": frame.index, **_counts(frame.operations)}
+            kinds = frame.rows
+            for kind, column in LOOKUP_COLUMNS.items():
+                row[column] = kinds[kind]
+            for k in totals:
+                totals[k] += row[k]
+            if per_frame:
+                rows.append(row)
+        if options is not None and options.stream_type == "flat" and \
+                any(totals[k] for k in OPERATION_COLUMNS):
+            totals["SEG"] += 1          # the end of a FLAT stream ends its patch: no frame's
+        report: dict[str, Any] = {
+            "format": src.fmt.name, "delimited": reader.delimited,
+            "options": None if options is None else {
+                "statement_type": options.statement_type, "stream_type": options.stream_type,
+                "generalized_statements": options.generalized_statements,
+                "rdf_star": options.rdf_star, "max_name_table_size": options.max_name_table_size,
+                "max_prefix_table_size": options.max_prefix_table_size,
+                "max_datatype_table_size": options.max_datatype_table_size,
+                "version": options.version},
+            "frames": reader.frame_count, "patches": totals["SEG"]}
+        if per_frame:
+            report["frame_rows"] = rows
+    else:
+        # Text has no frames: the same table per patch.
+        patch: list[PatchOp] = []
+        index = 0
+
+        def flush() -> None:
+            nonlocal patch, index
+            row = {"patch": index, **_counts(patch)}
+            for k in totals:
+                totals[k] += row[k]
+            if per_frame:
+                rows.append(row)
+            patch = []
+            index += 1
+
+        for op in src.ops:
+            patch.append(op)
+            if OPERATION_NAMES[type(op)] == "SEG":
+                flush()
+        if patch:
+            flush()
+        report = {"format": src.fmt.name, "patches": index}
+        if per_frame:
+            report["patch_rows"] = rows
+    report["totals"] = totals
+    return report
+
+
+def cmd_inspect(args: argparse.Namespace) -> int:
+    with _open_patch(args.file, args.from_format, args.syntax) as src:
+        report = {"file": args.file, **_inspect(src, not args.summary)}
+    if args.json:
+        json.dump(report, sys.stdout, indent=2)
+        print()
+        return 0
+    fmt = formats.get(report["format"])
+    if "delimited" in report:
+        kind = "delimited" if report["delimited"] else "single frame"
+        print(f"file: {args.file} ({fmt.label}, {kind}, {report['frames']} frames, "
+              f"{report['patches']} patches)")
+        if report["options"] is not None:
+            print("options:")
+            for k, v in report["options"].items():
+                print(f"  {k}: {v}")
+        first, table = "frame", report.get("frame_rows", ())
+    else:
+        print(f"file: {args.file} ({fmt.label}, {report['patches']} patches)")
+        first, table = "patch", report.get("patch_rows", ())
+    cols = [first, *report["totals"]]
+    widths = [max(len(c), 6) for c in cols]
+    print("  ".join(c.rjust(w) for c, w in zip(cols, widths)))
+    for row in table:
+        print("  ".join(str(row[c]).rjust(w) for c, w in zip(cols, widths)))
+    totals = {first: "total", **report["totals"]}
+    print("  ".join(str(totals[c]).rjust(w) for c, w in zip(cols, widths)))
+    return 0
+
+
+# --------------------------------------------------------------------------------- validate
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    checker = PatchChecker(headers=True)
+    with _open_patch(args.file, args.from_format, args.syntax, strict=True) as src:
+        if src.binary:
+            for frame in src.reader.frames():
+                try:
+                    for op in frame.operations:
+                        checker.check(op)
+                except JellyError as exc:
+                    raise JellyError(exc.message, frame=frame.index) from None
+        else:
+            for op in src.ops:
+                checker.check(op)
+        checker.finish()
+        what = f"{src.fmt.label}"
+    if not args.quiet:
+        print(f"valid {what}: {checker.patches} patches, {checker.operations - checker.ends} "
+              f"operations")
+    return 0
+
+
+# ------------------------------------------------------------------------------ apply, diff
+
+def cmd_apply(args: argparse.Namespace) -> int:
+    data = read_dataset(args.dataset, format=args.from_format, syntax=args.syntax,
+                        base=args.base)
+    with _open_patch(args.patch, args.patch_format, args.syntax) as src:
+        result = apply_operations(src.ops, data)
+    write_dataset(data, args.output, format=args.to_format, syntax=args.syntax)
+    if args.verbose:
+        print(f"{result.added} added, {result.deleted} deleted, {result.committed} "
+              f"transactions committed, {result.aborted} aborted; {len(data)} statements",
+              file=sys.stderr)
+    return 0
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    out_fmt = _output_format(args.to_format, args.output)
+    a = read_dataset(args.first, format=args.from_format, syntax=args.syntax, base=args.base)
+    b = read_dataset(args.second, format=args.from_format, syntax=args.syntax, base=args.base)
+    ops = diff(a, b, transaction=not args.no_transaction)
+    with _open_writer(args.output, out_fmt, args) as writer:
+        writer.write_all(ops)
+    if args.verbose:
+        print(f"{len(ops)} operations", file=sys.stderr)
+    return 0
+
+
+# ------------------------------------------------------------------------------ the parser
+
+def _syntax_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--syntax", choices=["rdf12", "rdf-star"],
+                   help="quoted triples in text: strict RDF 1.2 (<<( s p o )>>) or RDF-star "
+                        "(<< s p o >>); default: read both, write RDF-star")
+
+
+def _patch_file(p: argparse.ArgumentParser, from_help: str) -> None:
+    p.add_argument("file", help="the patch ('-': stdin)")
+    p.add_argument("--from", dest="from_format", metavar="FORMAT", help=from_help)
+    _syntax_option(p)
+
+
+def add_commands(subparsers: Any) -> None:
+    """``jelly patch convert | inspect | validate | apply | diff``."""
+    patch_names = ", ".join(formats.names(formats.PATCH))
+    rdf_names = ", ".join(formats.names(formats.RDF))
+    from_help = (f"format of the patch ({patch_names}; default: by its extension, for stdin "
+                 f"by its first bytes)")
+    to_help = f"format of the patch ({patch_names}; default: by its extension, stdout: rdfp)"
+    top = subparsers.add_parser(
+        "patch", help="RDF Patch: convert text and Jelly-Patch, inspect, validate, apply, diff",
+        description="RDF Patch (change sets of RDF datasets) as text (.rdfp) and as Jelly-Patch "
+                    "(.jellyp, .jelly; .gz compressed).  '-' is stdin / stdout.")
+    top.set_defaults(func=lambda args: (top.print_help(sys.stderr), 2)[1])
+    sub = top.add_subparsers(dest="patch_command", metavar="SUBCOMMAND")
+
+    p = sub.add_parser("convert", help="convert between RDF Patch text and Jelly-Patch",
+                       description="Convert a patch between RDF Patch text and Jelly-Patch (or "
+                                   "re-encode either).  Jelly-Patch to Jelly-Patch keeps the "
+                                   "input's options unless options are given.")
+    p.add_argument("input", help="the patch ('-': stdin)")
+    p.add_argument("output", help="the converted patch ('-': stdout)")
+    p.add_argument("--from", dest="from_format", metavar="FORMAT", help=from_help)
+    p.add_argument("--to", dest="to_format", metavar="FORMAT", help=to_help)
+    p.add_argument("-v", "--verbose", action="store_true", help="print counts on stderr")
+    _syntax_option(p)
+    _add_writer_options(p)
+    p.set_defaults(func=cmd_convert)
+
+    p = sub.add_parser("inspect", help="show options and operations per kind per frame",
+                       description="Show a patch's options and its operations per kind per "
+                                   "frame (Jelly-Patch; with its lookup rows) or per patch "
+                                   "(text).")
+    _patch_file(p, from_help)
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--summary", action="store_true", help="totals only")
+    p.set_defaults(func=cmd_inspect)
+
+    p = sub.add_parser("validate", help="check a patch strictly; exit status 0 or 1",
+                       description="Check a patch strictly: transactions pair up (no nesting, "
+                                   "no TC or TA without TX, no patch ending inside one), "
+                                   "headers come before a patch's other operations, and a "
+                                   "Jelly-Patch stream keeps its stream and statement types' "
+                                   "rules and its options.")
+    _patch_file(p, from_help)
+    p.add_argument("-q", "--quiet", action="store_true")
+    p.set_defaults(func=cmd_validate)
+
+    p = sub.add_parser("apply", help="apply a patch to a dataset",
+                       description="Apply a patch to a dataset (read whole into memory) and "
+                                   "write the result.  Transactions: a committed one is applied "
+                                   "whole, an aborted one not at all.  Blank nodes are matched "
+                                   "by label; namespace operations change the dataset's "
+                                   "prefixes (their graph is ignored).")
+    p.add_argument("dataset", help=f"the dataset ({rdf_names})")
+    p.add_argument("patch", help=f"the patch ({patch_names})")
+    p.add_argument("output", help="the changed dataset")
+    p.add_argument("--from", dest="from_format", metavar="FORMAT",
+                   help="format of the dataset (default: by its extension)")
+    p.add_argument("--to", dest="to_format", metavar="FORMAT",
+                   help="format of the output (default: by its extension)")
+    p.add_argument("--patch-format", metavar="FORMAT", help=from_help)
+    p.add_argument("--base", metavar="IRI", help="base IRI of relative IRIs in the dataset")
+    p.add_argument("-v", "--verbose", action="store_true", help="print counts on stderr")
+    _syntax_option(p)
+    p.set_defaults(func=cmd_apply)
+
+    p = sub.add_parser("diff", help="the patch that turns dataset A into dataset B",
+                       description="Write the patch that turns dataset A into dataset B (both "
+                                   "read whole into memory): namespaces and statements deleted, "
+                                   "then added, in one transaction.  Blank nodes are compared "
+                                   "by label.")
+    p.add_argument("first", metavar="A", help=f"the dataset to start from ({rdf_names})")
+    p.add_argument("second", metavar="B", help="the dataset to reach")
+    p.add_argument("output", help=f"the patch ({patch_names}; '-': RDF Patch text)")
+    p.add_argument("--from", dest="from_format", metavar="FORMAT",
+                   help="format of A and B (default: by their extensions)")
+    p.add_argument("--to", dest="to_format", metavar="FORMAT", help=to_help)
+    p.add_argument("--no-transaction", action="store_true",
+                   help="no TX ... TC around the changes")
+    p.add_argument("--base", metavar="IRI", help="base IRI of relative IRIs in A and B")
+    p.add_argument("-v", "--verbose", action="store_true", help="print counts on stderr")
+    _syntax_option(p)
+    _add_writer_options(p)
+    p.set_defaults(func=cmd_diff)
