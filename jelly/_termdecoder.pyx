@@ -85,7 +85,10 @@ cdef class TermDecoder(WireReader):
         t.last_name_entry = t.last_prefix_entry = t.last_datatype_entry = _UNKNOWN
         t.last_name_id = _UNKNOWN
         if t.n_prefixes:
+            # 0xFFFFFFFF is also a valid prefix id (tables may be that large), so a flag says
+            # it stands for "unknown"; only the sparse path looks at it
             t.last_prefix_id = _UNKNOWN
+            self.prefix_unknown = True
         return 0
 
     cdef int field_kind(self, int mtype, uint64_t field, int* sub) noexcept:
@@ -333,7 +336,7 @@ cdef class TermDecoder(WireReader):
         cdef object prefix, name
         if nid == 0 and t.last_name_id == _UNKNOWN:
             self.fail(at, "name id 0 (the previous name + 1) in the first IRI of a segment")
-        if pid == _UNKNOWN:
+        if pid == _UNKNOWN and self.prefix_unknown:
             self.fail(at, "prefix id 0 (the previous prefix) in the first IRI of a segment")
         if pid >= t.cap_prefixes:
             if pid > t.n_prefixes:
