@@ -82,6 +82,9 @@ class UntilMessage:
 
     def __init__(self, items: Iterable[_Statement | _MessageMarker]) -> None: ...
     @property
+    def items(self) -> Iterator[_Statement | _MessageMarker]: ...
+    def settle(self, stopped: bool) -> None: ...
+    @property
     def delimited(self) -> bool:
         """It stopped at a ``MESSAGE`` (consumed)."""
     @property

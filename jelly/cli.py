@@ -150,7 +150,14 @@ def cmd_validate(args) -> int:
 
 # -- entry point ---------------------------------------------------------------------------------
 
-def build_parser() -> argparse.ArgumentParser:
+#: The commands this module defines; the others come from COMMAND_MODULES.
+CORE_COMMANDS = ("convert", "inspect", "validate")
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line, or (``command`` one of :data:`CORE_COMMANDS`) enough of it for
+    that command: the modules of the other commands are then neither imported nor asked to
+    add their parsers (a few milliseconds of every run of ``jelly convert``)."""
     parser = _Parser(prog="jelly", description="Convert, inspect and validate Jelly-RDF streams.")
     parser.add_argument("--version", action="version", version=f"jelly {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
@@ -232,15 +239,15 @@ def build_parser() -> argparse.ArgumentParser:
                      help="require a delimited stream (yes) or a single frame (no)")
     val.add_argument("-q", "--quiet", action="store_true")
     val.set_defaults(func=cmd_validate)
-    for module in COMMAND_MODULES:
-        importlib.import_module(module).add_commands(sub)
+    if command not in CORE_COMMANDS:
+        for module in COMMAND_MODULES:
+            importlib.import_module(module).add_commands(sub)
     return parser
 
 
 def main(argv=None) -> int:
-    parser = build_parser()
-    if argv is not None:
-        argv = [os.fspath(a) for a in argv]
+    argv = [os.fspath(a) for a in (sys.argv[1:] if argv is None else argv)]
+    parser = build_parser(argv[0] if argv else None)
     try:
         args = _parse(parser, argv)
         if args.command is None:

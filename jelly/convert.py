@@ -180,10 +180,14 @@ class JellySink:
         writer = self._writer
         for name, iri in frame.namespaces:
             writer.declare_namespace(name, iri)
+        statements = frame.statements
         if message:
-            writer.write_frame(frame.statements, frame.metadata or None)
+            writer.write_frame(statements, frame.metadata or None)
+        elif type(statements) is UntilMessage:
+            # the writer's C loop stops at the delimiter itself: no call per statement here
+            statements.settle(writer.write_until(statements.items, MESSAGE))
         else:
-            writer.write_all(frame.statements)
+            writer.write_all(statements)
             if frame.metadata:
                 writer.flush_frame(frame.metadata)
         if self._flush:

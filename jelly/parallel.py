@@ -26,12 +26,9 @@ in worker processes (see :func:`jelly.convert.convert`).
 from __future__ import annotations
 
 import collections
-import concurrent.futures
 import dataclasses
 import functools
 import io
-import multiprocessing
-import multiprocessing.connection
 import os
 import stat
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, cast
@@ -42,7 +39,11 @@ from .errors import JellyError, RdfSyntaxError
 from .io import FrameReader
 from .options import DEFAULT_LIMITS, PhysicalStreamType, ReaderLimits, StreamOptions
 
+# multiprocessing and concurrent.futures are imported where workers start: a conversion in one
+# process (most of them) does not pay ~10 ms of start-up for them.
 if TYPE_CHECKING:
+    import concurrent.futures
+
     from .convert import Source
     from .io import BinaryWriter
 
@@ -258,10 +259,13 @@ def available_cores() -> int:
 
 def _start_method() -> str:
     # fork: the workers start at once with jelly already imported.
+    import multiprocessing
     return "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
 
 
 def _pool(jobs: int) -> concurrent.futures.ProcessPoolExecutor:
+    import concurrent.futures
+    import multiprocessing
     return concurrent.futures.ProcessPoolExecutor(
         jobs, mp_context=multiprocessing.get_context(_start_method()))
 
@@ -502,6 +506,7 @@ def _jelly_to_text(path: str, fd: int, size: int, parts: list[Part], out: Binary
                    ) -> tuple[int, int]:
     from .convert import NQuadsSink
     method = _start_method()
+    import multiprocessing.connection
     ctx = multiprocessing.get_context(method)
     fd_out = _placeable(out, method)
     out.flush()
