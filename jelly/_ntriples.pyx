@@ -596,11 +596,15 @@ cdef class _Parser:
     cdef int _datatype(self, object dt, const unsigned char* at) except -1:
         """Check a datatype IRI not seen just before; xsd:string stands for no datatype."""
         cdef str v = (<IRI>dt).value
-        if v == _RDF_LANGSTRING or v == _RDF_DIRLANGSTRING:
+        # lengths first: Cython compares str with PyUnicode_Compare, which walks the common
+        # prefix ("http://www.w3.org/") of every datatype before it tells them apart
+        cdef Py_ssize_t n = len(v)
+        if ((n == len(_RDF_LANGSTRING) and v == _RDF_LANGSTRING)
+                or (n == len(_RDF_DIRLANGSTRING) and v == _RDF_DIRLANGSTRING)):
             self._fail(f"a literal with the datatype <{v}> needs a language tag "
                        f"(write \"...\"@tag)", at)
         self.last_dt = dt
-        self.last_dt_value = None if v == _XSD_STRING else dt
+        self.last_dt_value = None if n == len(_XSD_STRING) and v == _XSD_STRING else dt
         return 0
 
     cdef str _langtag(self, const unsigned char* at):
