@@ -110,9 +110,12 @@ def main() -> int:
                    help="atheris: instrument jelly's Python modules too (default: only "
                         "without native coverage; it halves the speed)")
     p.add_argument("--reproduce", metavar="FILE", help="check one input file and exit")
-    p.add_argument("libfuzzer", nargs="*", default=[],
-                   help="more libFuzzer flags, after --, e.g. -- -dict=FILE")
-    args = p.parse_args()
+    p.epilog = "More libFuzzer flags go after --, e.g. -- -dict=FILE -max_len=4096."
+    # split at "--" by hand: argparse does not take "-flag" values into a positional list
+    argv = sys.argv[1:]
+    cut = argv.index("--") if "--" in argv else len(argv)
+    args = p.parse_args(argv[:cut])
+    args.libfuzzer = argv[cut + 1:]
 
     shim = load_native_coverage()
     if args.engine == "atheris" or args.engine is None:

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, cast
 
 from ._decoder import Decoder, Frame
 from ._framing import detect_delimited, segment_starts
+from ._streaming import delimit
 from .errors import JellyError, RdfSyntaxError
 from .io import FrameReader
 from .options import DEFAULT_LIMITS, PhysicalStreamType, ReaderLimits, StreamOptions
@@ -129,23 +130,14 @@ class _Unverified(Exception):
         self.frame = frame
 
 
-def _varint(n: int) -> bytes:
-    out = bytearray()
-    while n >= 0x80:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
-
-
 @functools.lru_cache(maxsize=64)
 def stream_options(options: bytes) -> StreamOptions | None:
     """The :class:`StreamOptions` an ``RdfStreamOptions`` message holds (None if a reader
     rejects them)."""
-    row = b"\x0a" + _varint(len(options)) + options
+    row = b"\x0a" + delimit(options)      # field 1 of a row, then field 1 of a frame
     decoder = Decoder()
     try:
-        decoder.decode_frame(b"\x0a" + _varint(len(row)) + row)
+        decoder.decode_frame(b"\x0a" + delimit(row))
     except JellyError:
         return None
     return decoder.options
