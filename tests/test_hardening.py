@@ -179,11 +179,25 @@ def run_child(code: str, timeout: float = 300) -> str:
 SMALL_STACK = (1024 if "asan" in os.environ.get("LD_PRELOAD", "") else 256) * 1024
 
 
+def run_in_small_stack(code: str) -> None:
+    """Run ``code`` in a child: it defines ``run()`` and ``done``, a list that ``run`` appends
+    to when it got through; ``run`` is called in a thread with a stack of SMALL_STACK."""
+    out = run_child(textwrap.dedent(code) + textwrap.dedent(f"""
+        import threading
+        threading.stack_size({SMALL_STACK})
+        th = threading.Thread(target=run)
+        th.start()
+        th.join()
+        print("ok" if done else "failed")
+    """))
+    assert out.strip() == "ok"
+
+
 def test_codecs_at_max_depth_in_a_small_stack():
     """Decoding and encoding a triple nested MAX_QUOTED_DEPTH deep, in every codec, in a
     thread with a small stack (before the cap, raised limits crashed from 500 levels)."""
-    out = run_child(f"""
-        import threading, io, jelly, jelly.jena
+    run_in_small_stack(f"""
+        import io, jelly, jelly.jena
         from jelly import IRI, Triple
         from jelly._jena_thrift import ThriftEncoder
         from jelly._jena_proto import ProtoEncoder
@@ -223,20 +237,14 @@ def test_codecs_at_max_depth_in_a_small_stack():
             assert list(parse_nquads(str(shallow).encode() + b" <http://p> <http://o> .")) \
                 == [(shallow, IRI("http://p"), IRI("http://o"))]
             done.append(True)
-        threading.stack_size({SMALL_STACK})
-        th = threading.Thread(target=run)
-        th.start()
-        th.join()
-        print("ok" if done else "failed")
     """)
-    assert out.strip() == "ok"
 
 
 def test_deep_user_triples_do_not_crash():
     """Terms nested far deeper than any reader accepts: hash, ==, !=, order, str, repr and
     freeing work (before: hash of 100,000 levels and freeing 1,000,000 crashed)."""
-    out = run_child(f"""
-        import threading, tracemalloc
+    run_in_small_stack(f"""
+        import tracemalloc
         from jelly import IRI, Triple
         def nest(d, leaf="o"):
             t = IRI("http://example.org/" + leaf)
@@ -264,13 +272,7 @@ def test_deep_user_triples_do_not_crash():
             assert shared == nest(1000) and str(shared).count("<<") == 1000
             tracemalloc.stop()
             done.append(True)
-        threading.stack_size({SMALL_STACK})
-        th = threading.Thread(target=run)
-        th.start()
-        th.join()
-        print("ok" if done else "failed")
     """)
-    assert out.strip() == "ok"
 
 
 def test_triple_order_and_text_unchanged_by_iteration():
