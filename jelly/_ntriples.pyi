@@ -29,14 +29,7 @@ _Syntax: TypeAlias = "str | None"
 #: The values of ``syntax=`` besides ``None``.
 SYNTAXES: tuple[str, ...]
 
-@final
-class _MessageMarker:
-    """Type of the ``MESSAGE`` sentinel."""
-
-    def __reduce__(self) -> str: ...
-
-#: Stands for a ``# @message`` line: the boundary of an RDF message in a message log.
-MESSAGE: Final[_MessageMarker]
+from ._lines import MESSAGE as MESSAGE, UntilMessage as UntilMessage, _MessageMarker as _MessageMarker
 
 @overload
 def parse_nquads(source: _Source, *, messages: Literal[False] = False, chunk_size: int = ...,
@@ -73,22 +66,3 @@ class TermScanner:
     ``syntax`` as for :func:`parse_nquads`."""
 
     def __init__(self, syntax: _Syntax = None) -> None: ...
-
-@final
-class UntilMessage:
-    """The statements of a parse (an iterator of statements and ``MESSAGE`` items) up to the
-    next ``MESSAGE`` or the end: one RDF message of a message log.  Afterwards ``delimited``
-    says that it stopped at a delimiter (which it consumed) and ``ended`` that the input ended."""
-
-    def __init__(self, items: Iterable[_Statement | _MessageMarker]) -> None: ...
-    @property
-    def items(self) -> Iterator[_Statement | _MessageMarker]: ...
-    def settle(self, stopped: bool) -> None: ...
-    @property
-    def delimited(self) -> bool:
-        """It stopped at a ``MESSAGE`` (consumed)."""
-    @property
-    def ended(self) -> bool:
-        """The items ended."""
-    def __iter__(self) -> Self: ...
-    def __next__(self) -> _Statement: ...

@@ -39,7 +39,7 @@ from jelly._patchops cimport (PatchOp, Add, Delete, PrefixAdd, PrefixDelete, Hea
 import io
 from functools import partial
 
-from ._ntriples import _line_blocks
+from ._lines import line_blocks
 from .errors import RdfSyntaxError
 from .io import read_some
 
@@ -428,7 +428,7 @@ cdef class _RowParser:
 def _parse_chunks(read, _RowParser parser, Py_ssize_t chunk_size):
     cdef bint done
     cdef list out
-    for pending, cut in _line_blocks(read, chunk_size, "the RDF Patch text reader"):
+    for pending, cut in line_blocks(read, chunk_size, "the RDF Patch text reader"):
         parser.begin(pending, cut)
         done = False
         while not done:

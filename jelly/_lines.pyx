@@ -1,0 +1,118 @@
+# cython: language_level=3, boundscheck=False, wraparound=False
+"""Line-based text input, shared by the N-Triples / N-Quads codec (``_ntriples``) and the RDF
+Patch text reader (``_rdfpatch``): a binary stream in blocks of whole lines, and RDF message
+boundaries (``# @message`` lines) as the ``MESSAGE`` marker, which ``UntilMessage`` cuts a
+stream of statements at."""
+
+cimport cython
+from cpython.bytearray cimport PyByteArray_AS_STRING, PyByteArray_GET_SIZE
+
+from .errors import JellyDecodeError
+from .io import READ_ERRORS
+
+__all__ = ["MESSAGE", "UntilMessage", "line_blocks"]
+
+
+@cython.final
+cdef class _MessageMarker:
+    """Type of the ``MESSAGE`` sentinel."""
+
+    def __repr__(self):
+        return "MESSAGE"
+
+    def __reduce__(self):
+        return "MESSAGE"
+
+
+MESSAGE = _MessageMarker()
+
+
+cdef Py_ssize_t _split_point(bytearray buf, Py_ssize_t lo):
+    """Index just after the last line end in buf[lo:], or 0 if none.
+
+    A CR as the very last byte is not a split point: an LF may follow in the next chunk.
+    """
+    cdef const unsigned char* d = <const unsigned char*>PyByteArray_AS_STRING(buf)
+    cdef Py_ssize_t i = PyByteArray_GET_SIZE(buf) - 1
+    if i >= 0 and d[i] == 13:
+        i -= 1
+    if lo < 0:
+        lo = 0
+    while i >= lo and d[i] != 10 and d[i] != 13:
+        i -= 1
+    return i + 1 if i >= lo else 0
+
+
+def line_blocks(read, Py_ssize_t chunk_size, str reader):
+    """The input in blocks of whole lines: ``(buffer, n)``, the lines being ``buffer[:n]`` (the
+    last line of the input may lack its line end).  The buffer may be read until the next block
+    is asked for."""
+    cdef bytearray pending = bytearray()
+    cdef Py_ssize_t cut, before
+    cdef bint eof = False
+    while not eof:
+        try:
+            chunk = read(chunk_size)
+        except READ_ERRORS as exc:
+            raise JellyDecodeError(f"cannot read the input: {exc}") from None
+        if not chunk:
+            eof = True
+            cut = PyByteArray_GET_SIZE(pending)   # the last line may lack a line end
+        else:
+            if not isinstance(chunk, (bytes, bytearray)):
+                if isinstance(chunk, memoryview):
+                    chunk = chunk.tobytes()
+                else:
+                    raise TypeError(f"{reader} needs a binary stream; read() returned "
+                                    f"{type(chunk).__name__}")
+            before = PyByteArray_GET_SIZE(pending)
+            pending += chunk
+            cut = _split_point(pending, before - 1)   # only the new bytes (and a held-back CR)
+        if cut:
+            yield pending, cut
+            del pending[:cut]
+
+
+@cython.final
+cdef class UntilMessage:
+    """The statements of a parse (an iterator of statements and ``MESSAGE`` items) up to the
+    next ``MESSAGE`` or the end: one RDF message of a message log.  Afterwards ``delimited``
+    says that it stopped at a delimiter (which it consumed) and ``ended`` that the input ended.
+    Iterating costs no Python frame per statement; a consumer with a loop of its own that
+    stops at ``MESSAGE`` (``Writer.write_until``) can take :attr:`items` and report back with
+    :meth:`settle`, and save a call per statement."""
+
+    cdef object _it
+    cdef readonly bint delimited
+    cdef readonly bint ended
+
+    def __init__(self, items):
+        self._it = iter(items)
+
+    def __iter__(self):
+        return self
+
+    @property
+    def items(self):
+        """The iterator being cut (statements and ``MESSAGE`` items)."""
+        return self._it
+
+    def settle(self, bint stopped):
+        """A consumer of :attr:`items` stopped at a ``MESSAGE`` (it consumed it) or at the end."""
+        if stopped:
+            self.delimited = True
+        else:
+            self.ended = True
+
+    def __next__(self):
+        if self.delimited or self.ended:
+            raise StopIteration
+        try:
+            item = next(self._it)
+        except StopIteration:
+            self.ended = True
+            raise
+        if item is MESSAGE:
+            self.delimited = True
+            raise StopIteration
+        return item
