@@ -32,10 +32,7 @@ MAX_DECIMAL_SCALE: Final[int]
 REPEAT: Final[object]
 UNDEF: Final[object]
 
-def decimal_lexical(value: int, scale: int) -> str:
-    """The canonical xsd:decimal form (XSD 1.1) of ``value`` * 10**-``scale``."""
-def double_lexical(d: float) -> str:
-    """The canonical xsd:double form (XSD 1.1): shortest digits, one before the point."""
+from ._xsdvalues import decimal_lexical as decimal_lexical, double_lexical as double_lexical
 
 class JenaDecoder:
     """Reading state of one RDF Binary stream."""

@@ -29,7 +29,7 @@ PACKAGE = REPO_ROOT / "jelly"
 COMPILED = ("_buffer", "_decoder", "_encoder", "_framing", "_lookup", "_ntformat", "_ntriples",
             "_sink", "_streaming", "_termdecoder", "_termencoder", "_terms", "_transcode",
             "_jena", "_jena_thrift", "_jena_proto", "_patchops", "_patchdecoder", "_patchencoder",
-            "_rdfpatch", "_jellytext", "_framestats", "_lines")
+            "_rdfpatch", "_jellytext", "_framestats", "_lines", "_xsdvalues")
 PUBLIC_PY = ("__init__", "options", "errors", "reader", "writer", "io", "formats", "convert",
              "inspect", "jena", "migrate", "transcode", "patch", "rdfpatch", "patchdata",
              "patch_cli", "jellytext", "compare", "parallel")
