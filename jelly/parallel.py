@@ -377,8 +377,9 @@ def _text_worker(conn: Any, path: str, fd_out: int | None, triples_only: bool,
     """A worker process of Jelly to text.  It decodes the parts it is sent, in order, and
     reports the size of each part's text (and the frame from which the part must be read in
     order, if verification failed); then it is told where the text goes: an offset of the
-    output file, where it writes the text itself (``pwrite``: the text is written once, by the
-    workers in parallel), or -1: back through the pipe (an output that is not a plain file)."""
+    output file, where it copies the text itself (:func:`_place`: the text is written once, by
+    the workers in parallel), or -1: back through the pipe (an output that is not a plain
+    file)."""
     kwargs = dict(terms=_text_terms(syntax), output="lines")
     waiting: collections.deque[_Text] = collections.deque()
     free: list[_Text] = []
