@@ -40,6 +40,16 @@ def filesystem(path: str):
     return pafs.LocalFileSystem(), path
 
 
+def open_random_access(path: str):
+    """A pyarrow file of ``path`` that reads at offsets (``read_at``); JellyError if it cannot
+    be opened."""
+    fs, inner = filesystem(path)
+    try:
+        return fs.open_input_file(inner)
+    except (OSError, ValueError) as exc:
+        raise JellyError(f"cannot open {path}: {exc}") from None
+
+
 def join(base: str, name: str) -> str:
     """``name`` inside the directory ``base`` (a local path or a URI)."""
     if is_uri(base) or base.startswith("file:"):

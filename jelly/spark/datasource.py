@@ -192,12 +192,7 @@ def scan_file(path: str, limits: ReaderLimits = DEFAULT_LIMITS
 def _scan(path: str, size: int, mtime_ns: int | None, limits: ReaderLimits
           ) -> tuple[parallel.Scan, int] | None:
     # Per version of a file: a query plans its partitions more than once.
-    fs, inner = _fs.filesystem(path)
-    try:
-        f = fs.open_input_file(inner)
-    except (OSError, ValueError) as exc:
-        raise JellyError(f"cannot open {path}: {exc}") from None
-    with f:
+    with _fs.open_random_access(path) as f:
         head = f.read_at(min(size, 4), 0)
         if any(head.startswith(m) for m in parallel.COMPRESSED_MAGIC):
             return None
@@ -223,12 +218,7 @@ def file_partitions(path: str, options: ReadOptions) -> list:
 def read_part(path: str, part: parallel.Part, options: ReadOptions, schema) -> Iterator:
     """Record batches of one part of a segmented file (the rows a read of the whole file gives
     for it: see :func:`jelly.parallel.part_frames`)."""
-    fs, inner = _fs.filesystem(path)
-    try:
-        f = fs.open_input_file(inner)
-    except (OSError, ValueError) as exc:
-        raise JellyError(f"cannot open {path}: {exc}") from None
-    with f:
+    with _fs.open_random_access(path) as f:
         yield from _batches(parallel.part_frames(
             parallel.opener(f.read_at), part, limits=options.limits, strict=options.strict,
             terms="nt" if options.terms == "nt" else "native", output="columns"),
