@@ -265,36 +265,32 @@ def report(args, results) -> str:
         ok = value >= bound if op == ">=" else value <= bound
         return f"{'PASS' if ok else 'FAIL'} ({op} {bound})"
 
+    def row(label: str, one: str, other: str, key: str, ratio: str) -> None:
+        lines.append(f"| {label} | {one} | {other} | {ratio.format(goals[key])} | {goal(key)} |")
+
     if "convert-to-jelly" in rows:
         for key, label in (("convert-to-jelly", "jelly convert NT -> Jelly"),
                            ("convert-from-jelly", "jelly convert Jelly -> NT")):
             r = rows[key]
-            lines.append(f"| {label}: --jobs 1 / --jobs 2, wall s (CPU s) | "
-                         f"{r['jobs1_wall']:.2f} ({r['jobs1_cpu']:.2f}) | "
-                         f"{r['jobs2_wall']:.2f} ({r['jobs2_cpu']:.2f}) | "
-                         f"{goals[key]:.2f}x | {goal(key)} |")
+            row(f"{label}: --jobs 1 / --jobs 2, wall s (CPU s)",
+                f"{r['jobs1_wall']:.2f} ({r['jobs1_cpu']:.2f})",
+                f"{r['jobs2_wall']:.2f} ({r['jobs2_cpu']:.2f})", key, "{:.2f}x")
     if "segments" in rows:
         r = rows["segments"]
-        lines.append(f"| file size: segmented / unsegmented, MB | "
-                     f"{r['segmented_bytes'] / 1e6:.2f} | "
-                     f"{r['plain_bytes'] / 1e6:.2f} | {goals['segment-size']:.4f} | "
-                     f"{goal('segment-size')} |")
-        lines.append(f"| single-core read: segmented / unsegmented, CPU s | "
-                     f"{r['segmented_read']:.3f} | "
-                     f"{r['plain_read']:.3f} | {goals['segment-read']:.3f} | "
-                     f"{goal('segment-read')} |")
+        row("file size: segmented / unsegmented, MB", f"{r['segmented_bytes'] / 1e6:.2f}",
+            f"{r['plain_bytes'] / 1e6:.2f}", "segment-size", "{:.4f}")
+        row("single-core read: segmented / unsegmented, CPU s", f"{r['segmented_read']:.3f}",
+            f"{r['plain_read']:.3f}", "segment-read", "{:.3f}")
     if "spark" in rows:
         r = rows["spark"]
-        lines.append(f"| Spark, one file: 1 partition / 2 partitions, s | "
-                     f"{r['one_partition']:.2f} | "
-                     f"{r['two_partitions']:.2f} | {goals['spark']:.2f}x | {goal('spark')} |")
+        row("Spark, one file: 1 partition / 2 partitions, s", f"{r['one_partition']:.2f}",
+            f"{r['two_partitions']:.2f}", "spark", "{:.2f}x")
     for name in ("skos-labels", "knowledge-graph"):
         key = f"parse-{name}"
         if key in rows:
             r = rows[key]
-            lines.append(f"| parse {name} ({r['statements'] // 1000}k): pyjelly / jelly, CPU s | "
-                         f"{r['pyjelly']:.3f} | {r['jelly']:.3f} | {goals[key]:.1f}x | "
-                         f"{goal(key)} |")
+            row(f"parse {name} ({r['statements'] // 1000}k): pyjelly / jelly, CPU s",
+                f"{r['pyjelly']:.3f}", f"{r['jelly']:.3f}", key, "{:.1f}x")
     lines.append("")
     for check, ok in results["checks"].items():
         lines.append(f"- check: {check}: {'ok' if ok else 'FAILED'}")
