@@ -189,11 +189,8 @@ _WORDS = ("a the of in and with located known for its large small old new northe
 
 
 def _spell(name, script):
-    if script == "latin":
-        s = "".join(_LATIN[i] for i in name)
-        return s[:1].upper() + s[1:]
-    table = {"cyrillic": _CYRILLIC, "katakana": _KATAKANA, "hanzi": _HANZI}[script]
-    s = "".join(table[i] for i in name)
+    """A capitalised word of the syllables ``name`` in ``script`` (a key of _SCRIPTS)."""
+    s = "".join(_SCRIPTS[script][i] for i in name)
     return s[:1].upper() + s[1:]
 
 
@@ -330,11 +327,6 @@ _SKOS_LANGS = [  # (tag, script, word that follows a label in that language)
 ]
 
 
-def _spell_in(name, script):
-    s = "".join(_SCRIPTS[script][i] for i in name)
-    return s[:1].upper() + s[1:]
-
-
 def skos_labels(target: int, seed: int) -> Iterator[str]:
     r = random.Random(seed)
     base = "http://thesaurus.example.org/c_"
@@ -348,19 +340,19 @@ def skos_labels(target: int, seed: int) -> Iterator[str]:
         lines = [f"{s} {TYPE} <{SKOS}Concept> .\n", f"{s} <{SKOS}inScheme> {scheme} .\n"]
         langs = _SKOS_LANGS[:r.randint(8, len(_SKOS_LANGS))]
         for tag, script, word in langs:
-            label = _spell_in(name, script) + " " + word
+            label = _spell(name, script) + " " + word
             lines.append(f"{s} <{SKOS}prefLabel> {lit(label, '@' + tag)} .\n")
         for tag, script, word in langs:
             if r.random() < 0.5:
                 extra = [r.randrange(len(_LATIN))]
-                alt = _spell_in(name + extra, script) + " " + word
+                alt = _spell(name + extra, script) + " " + word
                 lines.append(f"{s} <{SKOS}altLabel> {lit(alt, '@' + tag)} .\n")
         if r.random() < 0.3:
-            hidden = _spell_in(name[::-1], "latin")
+            hidden = _spell(name[::-1], "latin")
             lines.append(f"{s} <{SKOS}hiddenLabel> {lit(hidden, '@en')} .\n")
         if r.random() < 0.5:
             words = [r.choice(_WORDS) for _ in range(r.randint(6, 20))]
-            text = _spell_in(name, "latin") + " " + " ".join(words) + "."
+            text = _spell(name, "latin") + " " + " ".join(words) + "."
             lines.append(f"{s} <{SKOS}definition> {lit(text, '@en')} .\n")
         if r.random() < 0.2:
             words = [r.choice(_WORDS) for _ in range(r.randint(4, 12))]
