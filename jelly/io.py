@@ -159,13 +159,14 @@ class _Decompressed(io.RawIOBase):
         self._raw = raw
         self._out = 0
         self._pending = b""
+        self._errors: tuple[type[BaseException], ...] = READ_ERRORS
         if kind == "gzip":
             self._gzip: Any = gzip.GzipFile(fileobj=io.BufferedReader(raw, CHUNK_SIZE)
                                             if isinstance(raw, _Peeked)
                                             else cast("IO[bytes]", raw), mode="rb")
         else:
             zstd = _zstandard()
-            self._zstd_error = zstd.ZstdError
+            self._errors += (zstd.ZstdError,)
             self._dctx = zstd.ZstdDecompressor()
             self._obj = self._dctx.decompressobj()
             self._fed = False           # bytes of the current zstd frame were fed
@@ -184,12 +185,8 @@ class _Decompressed(io.RawIOBase):
     def readinto(self, b: Any) -> int:
         try:
             data = self._gzip.read1(len(b)) if self._kind == "gzip" else self._zstd_read(len(b))
-        except READ_ERRORS as exc:
+        except self._errors as exc:
             raise self._fail(exc) from None
-        except Exception as exc:
-            if self._kind == "zstd" and isinstance(exc, self._zstd_error):
-                raise self._fail(exc) from None
-            raise
         b[:len(data)] = data
         self._out += len(data)
         return len(data)
