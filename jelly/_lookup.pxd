@@ -24,7 +24,9 @@ cdef class DecodeTables:
     cdef unsigned long long* prefix_gen
     # Delta state of entry ids and IRI references.
     cdef uint32_t last_name_entry, last_prefix_entry, last_datatype_entry
-    cdef uint32_t last_prefix_id, last_name_id
+    cdef uint32_t last_name_id
+    # 64 bits: a value above any uint32 id can say "not known" (TermDecoder.unknown_past)
+    cdef uint64_t last_prefix_id
 
     cdef int reset(self, uint32_t names, uint32_t prefixes, uint32_t datatypes) except -1
     cdef int grow_names(self, uint32_t slot) except -1

@@ -54,7 +54,6 @@ cdef class TermDecoder(WireReader):
     cdef int max_depth
     cdef DecodeTables tables
     cdef bint has_tables
-    cdef bint prefix_unknown      # unknown_past: the last prefix id is not known
     cdef bint rdf_star, generalized
     # The previous statement's terms by position (subject, predicate, object, graph), for
     # repeated terms; _UNSET until a position is first set.
@@ -95,7 +94,7 @@ cdef class TermDecoder(WireReader):
                        int n, bint has_graph, object graph) except -1
     @cython.final
     cdef object resolve_iri(self, uint64_t pid64, uint64_t nid64, const unsigned char* at)
-    cdef object resolve_sparse(self, uint32_t pid, uint32_t nid, const unsigned char* at)
+    cdef object resolve_sparse(self, uint64_t pid, uint32_t nid, const unsigned char* at)
     @cython.final
     cdef object iri(self, const unsigned char* p, const unsigned char* end)
     @cython.final

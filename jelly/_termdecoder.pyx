@@ -34,8 +34,10 @@ from .options import MIN_NAME_TABLE_SIZE
 
 cdef object _UNSET = object()
 # The last ids of a stream whose earlier rows are unknown (unknown_past): an id 0 counting on
-# from it comes out as 0 and fails.
+# from it comes out as 0 and fails.  The last prefix id is 64 bits wide, so its "unknown" is
+# no uint32 id (ids are uint32 on the wire; 0xFFFFFFFF is a valid one).
 cdef uint32_t _UNKNOWN = 0xFFFFFFFF
+cdef uint64_t _UNKNOWN_PREFIX = 1ULL << 32
 cdef tuple _POSITION_NAMES = ("subject", "predicate", "object", "graph")
 cdef tuple _ENTRY_NAMES = ("name", "prefix", "datatype")
 
@@ -85,10 +87,7 @@ cdef class TermDecoder(WireReader):
         t.last_name_entry = t.last_prefix_entry = t.last_datatype_entry = _UNKNOWN
         t.last_name_id = _UNKNOWN
         if t.n_prefixes:
-            # 0xFFFFFFFF is also a valid prefix id (tables may be that large), so a flag says
-            # it stands for "unknown"; only the sparse path looks at it
-            t.last_prefix_id = _UNKNOWN
-            self.prefix_unknown = True
+            t.last_prefix_id = _UNKNOWN_PREFIX     # beyond every table: the sparse path says so
         return 0
 
     cdef int field_kind(self, int mtype, uint64_t field, int* sub) noexcept:
@@ -297,7 +296,7 @@ cdef class TermDecoder(WireReader):
 
     @cython.final
     cdef object resolve_iri(self, uint64_t pid64, uint64_t nid64, const unsigned char* at):
-        cdef uint32_t pid = <uint32_t>pid64
+        cdef uint64_t pid = <uint32_t>pid64     # uint32 fields: protobuf truncates
         cdef uint32_t nid = <uint32_t>nid64
         cdef DecodeTables t = self.tables
         cdef object iri, prefix, name
@@ -328,7 +327,7 @@ cdef class TermDecoder(WireReader):
         t.cache_gen[nid] = t.prefix_gen[pid]
         return iri
 
-    cdef object resolve_sparse(self, uint32_t pid, uint32_t nid, const unsigned char* at):
+    cdef object resolve_sparse(self, uint64_t pid, uint32_t nid, const unsigned char* at):
         """An IRI with a prefix or name id beyond the dense tables: out of range, undefined,
         or kept sparse (built each time, not cached); an id 0 leaning on the unknown rows
         before a segment (``unknown_past``)."""
@@ -336,13 +335,13 @@ cdef class TermDecoder(WireReader):
         cdef object prefix, name
         if nid == 0 and t.last_name_id == _UNKNOWN:
             self.fail(at, "name id 0 (the previous name + 1) in the first IRI of a segment")
-        if pid == _UNKNOWN and self.prefix_unknown:
+        if pid == _UNKNOWN_PREFIX:
             self.fail(at, "prefix id 0 (the previous prefix) in the first IRI of a segment")
         if pid >= t.cap_prefixes:
             if pid > t.n_prefixes:
                 self.fail(at, f"prefix id {pid} is outside the prefix table (size "
                               f"{t.n_prefixes})")
-            prefix = t.sparse_get(ENTRY_PREFIX, pid)
+            prefix = t.sparse_get(ENTRY_PREFIX, <uint32_t>pid)
             if prefix is None:
                 self.fail(at, f"prefix id {pid} is used before it is defined")
         else:
