@@ -32,6 +32,10 @@ def statement_to_nt(stmt: Iterable[Any], syntax: _Syntax = None) -> str:
     quoted triples as RDF 1.2 triple terms and refuses them where RDF 1.2 has none.
     """
 
+def append_utf8(buf: bytearray, used: int, lines: list[str]) -> int:
+    """Copy ``lines`` (str) in UTF-8 into ``buf`` after its first ``used`` bytes, growing it
+    when they do not fit; the bytes used after them (``buf`` must have no buffer views)."""
+
 @final
 class NQuadsWriter:
     """Writes statements as N-Quads lines to a binary stream, buffering about 64 KiB.

@@ -13,6 +13,9 @@ from cpython.unicode cimport PyUnicode_KIND, PyUnicode_DATA, PyUnicode_GET_LENGT
 
 from ._terms cimport IRI, BlankNode, Literal, Triple, DefaultGraph
 from ._sink cimport TermFactory, StatementSink
+from ._buffer cimport utf8_of
+from libc.string cimport memcpy
+from cpython.bytearray cimport PyByteArray_AS_STRING, PyByteArray_Resize
 
 from ._ntriples import MESSAGE as _MESSAGE
 from .errors import JellyDecodeError, JellyEncodeError, JellyError
@@ -428,6 +431,26 @@ cdef class NQuadsWriter:
     def __exit__(self, *exc):
         self.flush()
         return False
+
+
+def append_utf8(bytearray buf, Py_ssize_t used, list lines):
+    """Copy ``lines`` (str) in UTF-8 into ``buf`` after its first ``used`` bytes, growing it
+    when they do not fit; the bytes used after them.  A frame of a decoder with
+    ``output="lines"`` goes into a buffer that is used again, with no joined str or bytes in
+    between (``buf`` must have no buffer views)."""
+    cdef Py_ssize_t n, cap
+    cdef const char* p
+    if used < 0 or used > len(buf):
+        raise ValueError("used outside the buffer")
+    for line in lines:
+        utf8_of(<str?>line, &p, &n)
+        cap = len(buf)
+        if n > cap - used:
+            cap = max(2 * cap, used + n, 1 << 16)
+            PyByteArray_Resize(buf, cap)
+        memcpy(PyByteArray_AS_STRING(buf) + used, p, n)
+        used += n
+    return used
 
 
 # ---------------------------------------------------------------------------------------------

@@ -41,11 +41,9 @@ from .errors import JellyError, RdfSyntaxError
 from .io import FrameReader
 from .options import DEFAULT_LIMITS, PhysicalStreamType, ReaderLimits, StreamOptions
 
-# multiprocessing and concurrent.futures are imported where workers start: a conversion in one
-# process (most of them) does not pay ~10 ms of start-up for them.
+# multiprocessing is imported where workers start: a conversion in one process (most of them)
+# does not pay ~10 ms of start-up for it.
 if TYPE_CHECKING:
-    import concurrent.futures
-
     from .convert import Source
     from .io import BinaryWriter
 
@@ -104,18 +102,21 @@ def scan(read_at: Callable[[int, int], Any], size: int,
 
 
 def plan(found: Scan, size: int, part_size: int) -> list[Part]:
-    """Parts of at least ``part_size`` bytes (the last may be smaller) of a file of ``size``
-    bytes with the segment starts ``found`` (:func:`scan`).  A file with a frame that may start
-    a stream in another form than a plain segment start is one part."""
+    """The parts of a file of ``size`` bytes with the segment starts ``found`` (:func:`scan`)
+    for pieces of ``part_size`` bytes: the segments that start in the same piece form a part,
+    the way Spark cuts a text file into splits and gives each line to the split it starts in.
+    A file with a frame that may start a stream in another form than a plain segment start is
+    one part."""
     starts, frames = found
     if any(options is None for _, _, options in starts):
         return [Part(0, size, 0, frames)]
+    part_size = max(1, part_size)
     parts: list[Part] = []
     first = Part(0, size, 0, frames)
     previous = None
     for offset, frame, options in starts:
         assert options is not None
-        if previous is not None and offset - first.start >= part_size:
+        if previous is not None and offset // part_size > first.start // part_size:
             parts.append(dataclasses.replace(first, end=offset, end_frame=frame))
             first = Part(offset, size, frame, frames, options, previous)
         previous = (offset, frame, options)
@@ -256,50 +257,6 @@ def _start_method() -> str:
     return "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
 
 
-def _pool(jobs: int) -> concurrent.futures.ProcessPoolExecutor:
-    import concurrent.futures
-    import multiprocessing
-    return concurrent.futures.ProcessPoolExecutor(
-        jobs, mp_context=multiprocessing.get_context(_start_method()))
-
-
-class _InOrder:
-    """``fn(*task)`` for each task in worker processes, results in task order; at most two
-    tasks per worker wait or run at a time (memory stays bounded).  The first are submitted
-    at once, so the caller can do other work while they run."""
-
-    def __init__(self, pool: concurrent.futures.ProcessPoolExecutor, jobs: int,
-                 fn: Callable[..., Any], tasks: Iterable[tuple[Any, ...]]) -> None:
-        self._pool = pool
-        self._fn = fn
-        self._limit = 2 * jobs
-        self._tasks = iter(tasks)
-        self._waiting: collections.deque[concurrent.futures.Future[Any]] = collections.deque()
-        self._fill()
-
-    def _fill(self) -> None:
-        while len(self._waiting) < self._limit:
-            task = next(self._tasks, None)
-            if task is None:
-                return
-            self._waiting.append(self._pool.submit(self._fn, *task))
-
-    def __iter__(self) -> _InOrder:
-        return self
-
-    def __next__(self) -> Any:
-        if not self._waiting:
-            raise StopIteration
-        result = self._waiting.popleft().result()
-        self._fill()
-        return result
-
-    def cancel(self) -> None:
-        """Drop the tasks that have not started (when the caller gives up)."""
-        for future in self._waiting:
-            future.cancel()
-
-
 class FileRange(io.RawIOBase):
     """The bytes ``start`` to ``end`` of a file, as a binary stream; ``read_at(n, offset)``
     reads the file (``os.pread`` of a descriptor, ``read_at`` of a pyarrow file), so that
@@ -345,75 +302,77 @@ def _blocks_at(fd: int) -> Callable[[int, int], memoryview]:
     return read_at
 
 
-def _text_terms(syntax: str | None) -> Any:
-    from ._ntformat import NTriplesTerms
-    return NTriplesTerms(syntax=syntax) if syntax else "nt"
-
-
-class _Text:
-    """The text of a part, in a buffer that is used again for a later part: the memory of a
-    part's text is taken from the system once per worker, not once per part."""
+class _Output:
+    """The output of one task of a worker, in a buffer that is used again for a later task:
+    its memory is taken from the system once per worker, not once per task.  ``write`` lets
+    a :class:`jelly.Writer` write into it."""
 
     def __init__(self) -> None:
         self.buf = bytearray()
         self.used = 0
 
-    def add(self, data: bytes) -> None:
+    def write(self, data: Any) -> int:
+        n = len(data)
         room = len(self.buf) - self.used
-        if len(data) <= room:
-            self.buf[self.used:self.used + len(data)] = data
+        if n <= room:
+            self.buf[self.used:self.used + n] = data
         else:
-            view = memoryview(data)
+            view = memoryview(data).cast("B")
             self.buf[self.used:] = view[:room]
             self.buf += view[room:]
-        self.used += len(data)
+        self.used += n
+        return n
 
-    def view(self) -> memoryview:
-        return memoryview(self.buf)[:self.used]
+    def flush(self) -> None:
+        pass
 
 
-def _text_worker(conn: Any, path: str, fd_out: int | None, triples_only: bool,
-                 syntax: str | None, limits: ReaderLimits) -> None:
-    """A worker process of Jelly to text.  It decodes the parts it is sent, in order, and
-    reports the size of each part's text (and the frame from which the part must be read in
-    order, if verification failed); then it is told where the text goes: an offset of the
-    output file, where it copies the text itself (:func:`_place`: the text is written once, by
-    the workers in parallel), or -1: back through the pipe (an output that is not a plain
-    file)."""
-    kwargs = dict(terms=_text_terms(syntax), output="lines")
-    waiting: collections.deque[_Text] = collections.deque()
-    free: list[_Text] = []
+#: A task's output is written with ``pwrite`` in pieces of this size: a write holds the
+#: file's inode lock only that long.  Two workers writing whole parts at once spun on it for
+#: up to half a second of CPU at 2M statements (``rwsem_spin_on_owner``); a shared mapping of
+#: the output instead costs a page fault and the zeroing of each page written.
+PIECE_BYTES = 1 << 20
+#: Tasks a worker is sent ahead of the one it runs: it goes on to the next while the output
+#: of the tasks before its own is not yet placed.
+TASKS_AHEAD = 1
+
+
+def _write_at(fd: int, offset: int, data: memoryview) -> None:
+    """Write ``data`` into the file ``fd`` at ``offset``, :data:`PIECE_BYTES` at a time."""
+    for at in range(0, len(data), PIECE_BYTES):
+        with data[at:at + PIECE_BYTES] as piece:
+            done = 0
+            while done < len(piece):
+                done += os.pwrite(fd, piece[done:], offset + at + done)
+
+
+def _worker_main(conn: Any, fd_out: int | None, run: Callable[[Any, _Output], tuple[Any, ...]]
+                 ) -> None:
+    """A worker process.  It runs the tasks it is sent, in order, each with
+    ``run(task, output)``, and reports the size of each task's output and what ``run`` said;
+    then it is told where the output goes: an offset of the output file, where it writes it
+    itself (the output is written once, by the workers in parallel), or -1: back through the
+    pipe (an output that is not a plain file).  An error is reported in place of the task's
+    report; the worker then waits to be let go."""
+    waiting: collections.deque[_Output] = collections.deque()
+    free: list[_Output] = []
     try:
-        with open(path, "rb", buffering=0) as src:
-            open_range = opener(_read_at(src.fileno()))
-            for msg in iter(conn.recv, None):
-                if isinstance(msg, Part):
-                    text = free.pop() if free else _Text()
-                    text.used = statements = frames = 0
-                    failed = None
-                    try:
-                        for frame in _verified(open_range, msg, limits, True, kwargs):
-                            if triples_only and frame.named_graph_statements:
-                                failed = frame.index      # the sequential path reports it
-                                break
-                            lines: list[str] = frame.statements  # type: ignore[assignment]
-                            text.add("".join(lines).encode("utf-8"))
-                            statements += frame.statement_count
-                            frames += 1
-                    except _Unverified as stop:
-                        failed = stop.frame
-                    waiting.append(text)
-                    conn.send(("size", text.used, statements, frames, failed))
-                    continue
-                text = waiting.popleft()
+        for msg in iter(conn.recv, None):
+            if not isinstance(msg, int):
+                output = free.pop() if free else _Output()
+                output.used = 0
+                said = run(msg, output)
+                waiting.append(output)
+                conn.send(("size", output.used) + said)
+                continue
+            output = waiting.popleft()
+            with memoryview(output.buf) as view:
                 if msg < 0:
-                    conn.send(("text", bytes(memoryview(text.buf)[:text.used])))
+                    conn.send(("data", bytes(view[:output.used])))
                 else:
                     assert fd_out is not None
-                    view = text.view()
-                    _place(fd_out, msg, view)
-                    view.release()      # the buffer may grow for a later part
-                free.append(text)
+                    _write_at(fd_out, msg, view[:output.used])
+            free.append(output)
     except BaseException as exc:           # the main process raises it
         conn.send(("error", exc))
         try:
@@ -423,46 +382,124 @@ def _text_worker(conn: Any, path: str, fd_out: int | None, triples_only: bool,
             pass
 
 
-def _place(fd: int, offset: int, data: memoryview) -> None:
-    """Copy ``data`` into the file ``fd`` at ``offset`` (the file already extends past it)
-    through a shared mapping.  ``pwrite`` takes the file's inode lock, and two workers writing
-    their parts at once spun on it for up to half a second of CPU at 2M statements
-    (``rwsem_spin_on_owner``); page faults of a mapping take no lock that the other worker
-    holds."""
-    if not len(data):
-        return
-    start = offset - offset % mmap.ALLOCATIONGRANULARITY
-    with mmap.mmap(fd, offset - start + len(data), offset=start) as mm:
-        mm[offset - start:] = data
-
-
 class _Worker:
-    """A worker process and its end of the pipe; the parts it holds, in order."""
+    """A worker process and its end of the pipe; the tasks it holds, in order."""
 
     def __init__(self, ctx: Any, args: tuple[Any, ...]) -> None:
         self.conn, child = ctx.Pipe()
-        self.process = ctx.Process(target=_text_worker, args=(child,) + args, daemon=True)
+        self.process = ctx.Process(target=_worker_main, args=(child,) + args, daemon=True)
         self.process.start()
         child.close()
-        self.parts: collections.deque[int] = collections.deque()
+        self.tasks: collections.deque[int] = collections.deque()
 
     def recv(self) -> Any:
         try:
-            msg = self.conn.recv()
+            return self.conn.recv()
         except (EOFError, OSError):
             raise JellyError(f"a worker process ended (exit status "
                              f"{self.process.exitcode})") from None
-        if msg[0] == "error":
-            raise msg[1]
-        return msg
 
     def send(self, msg: Any) -> None:
         try:
             self.conn.send(msg)
         except OSError:                 # it has ended: it said why, or recv says it
-            while self.conn.poll():
-                self.recv()
-            self.recv()
+            msg = self.recv()
+            raise msg[1] if msg[0] == "error" else \
+                JellyError("a worker process stopped answering") from None
+
+
+class _Placed:
+    """Tasks run by ``jobs`` worker processes (``run(task, output)``, a module-level function)
+    whose outputs go into ``out`` one after the other in task order, each written once: by
+    the worker itself at its offset of a plain file, or by this process.  Iterating gives
+    each task's report ``(index, said)`` in order, once its output is placed, so that the
+    caller can stop (:meth:`offset` then is where the placed output ends).  A worker is sent
+    its next task before its last output is placed, so no worker waits for the others; the
+    tasks sent and not yet placed are bounded (memory is)."""
+
+    def __init__(self, out: BinaryWriter, jobs: int, run: Callable[[Any, _Output], Any],
+                 tasks: list[Any]) -> None:
+        method = _start_method()
+        import multiprocessing
+        ctx = multiprocessing.get_context(method)
+        self.out = out
+        self.fd_out = _placeable(out, method)
+        out.flush()
+        self.offset = out.tell() if self.fd_out is not None else 0   # type: ignore[attr-defined]
+        self._extent = self.offset       # the size of the output file
+        self.tasks = tasks
+        self.workers = [_Worker(ctx, (self.fd_out, run)) for _ in range(min(jobs, len(tasks)))]
+        self._by_conn = {w.conn: w for w in self.workers}
+        self._window = len(self.workers) * (TASKS_AHEAD + 2)
+        self._sent = 0
+        self._reports: dict[int, tuple[Any, _Worker]] = {}
+
+    def _feed(self, k: int) -> None:
+        """Tasks to the workers that have fewer than 1 + TASKS_AHEAD to run (``k``: the next
+        task to place)."""
+        while self._sent < len(self.tasks) and self._sent < k + self._window:
+            w = min(self.workers, key=lambda w: len(w.tasks))
+            if len(w.tasks) > TASKS_AHEAD:
+                return
+            w.send(self.tasks[self._sent])
+            w.tasks.append(self._sent)
+            self._sent += 1
+
+    def _receive(self) -> None:
+        import multiprocessing.connection
+        for conn in multiprocessing.connection.wait(list(self._by_conn)):
+            w = self._by_conn[conn]
+            self._reports[w.tasks.popleft()] = (w.recv(), w)
+
+    def __iter__(self) -> Iterator[tuple[int, tuple[Any, ...]]]:
+        self._feed(0)
+        for k in range(len(self.tasks)):
+            while k not in self._reports:
+                self._receive()
+                self._feed(k)
+            msg, w = self._reports.pop(k)
+            if msg[0] == "error":
+                raise msg[1]
+            length = msg[1]
+            if self.fd_out is not None:
+                if self.offset + length > self._extent:     # the workers write inside it
+                    self._extent = self.offset + length
+                    os.ftruncate(self.fd_out, self._extent)
+                w.send(self.offset)
+            else:
+                w.send(-1)
+                while True:                 # its output; reports of later tasks may come first
+                    data = w.recv()
+                    if data[0] == "data":
+                        self.out.write(data[1])
+                        break
+                    self._reports[w.tasks.popleft()] = (data, w)
+            self.offset += length
+            self._feed(k + 1)
+            yield k, msg[2:]
+
+    def seek(self) -> None:
+        """Continue ``out`` (a plain file) where the placed output ends."""
+        if self.fd_out is not None:
+            self.out.seek(self.offset)                          # type: ignore[attr-defined]
+
+    def close(self) -> None:
+        """Let the workers go; ``out`` goes on where the placed output ends."""
+        try:
+            for w in self.workers:
+                w.send(None)
+            for w in self.workers:
+                w.process.join()
+                if w.process.exitcode:
+                    raise JellyError(f"a worker process failed (exit status "
+                                     f"{w.process.exitcode})")
+        finally:
+            for w in self.workers:
+                if w.process.is_alive():
+                    w.process.terminate()
+                    w.process.join()
+                w.conn.close()
+        self.seek()
 
 
 def _placeable(out: BinaryWriter, method: str) -> int | None:
@@ -482,6 +519,45 @@ def _placeable(out: BinaryWriter, method: str) -> int | None:
     return fd
 
 
+# ------------------------------------------------------------------------ Jelly to text
+
+def _text_terms(syntax: str | None) -> Any:
+    from ._ntformat import NTriplesTerms
+    return NTriplesTerms(syntax=syntax) if syntax else "nt"
+
+
+@dataclasses.dataclass(frozen=True)
+class _DecodePart:
+    """A worker's task of Jelly to text: decode one part to lines (see :func:`_decode_part`)."""
+    path: str
+    part: Part
+    triples_only: bool
+    syntax: str | None
+    limits: ReaderLimits
+
+
+def _decode_part(task: _DecodePart, output: _Output) -> tuple[int, int, int | None]:
+    """Decode a part (verified, :func:`_verified`) to N-Triples / N-Quads text in ``output``;
+    its statements and frames, and the frame from which it must be read in order (None if
+    none: verified to its end)."""
+    from ._ntformat import append_utf8
+    kwargs = dict(terms=_text_terms(task.syntax), output="lines")
+    statements = frames = 0
+    with open(task.path, "rb", buffering=0) as src:
+        try:
+            for frame in _verified(opener(_read_at(src.fileno())), task.part, task.limits,
+                                   True, kwargs):
+                if task.triples_only and frame.named_graph_statements:
+                    return statements, frames, frame.index   # the sequential path reports it
+                lines: list[str] = frame.statements  # type: ignore[assignment]
+                output.used = append_utf8(output.buf, output.used, lines)
+                statements += frame.statement_count
+                frames += 1
+        except _Unverified as stop:
+            return statements, frames, stop.frame
+    return statements, frames, None
+
+
 class _LinesSource:
     lines = True
 
@@ -493,6 +569,7 @@ def convert_jelly_to_text(path: str, out: BinaryWriter, *, jobs: int, format: st
     ``out`` with ``jobs`` worker processes; the text is the same as a conversion in one
     process writes.  Returns ``(statements, frames)``, or None (nothing written) when the file
     cannot be split into two parts or more: then convert it in one process."""
+    from .convert import NQuadsSink
     limits = limits if limits is not None else DEFAULT_LIMITS
     with open(path, "rb", buffering=0) as src:
         size = os.fstat(src.fileno()).st_size
@@ -502,88 +579,35 @@ def convert_jelly_to_text(path: str, out: BinaryWriter, *, jobs: int, format: st
         parts = plan(found, size, min(MAX_PART_BYTES, max(1, size // (jobs * PARTS_PER_JOB))))
         if len(parts) < 2:
             return None
-        return _jelly_to_text(path, src.fileno(), size, parts, out, jobs, format, syntax,
-                              limits)
-
-
-def _jelly_to_text(path: str, fd: int, size: int, parts: list[Part], out: BinaryWriter,
-                   jobs: int, format: str, syntax: str | None, limits: ReaderLimits
-                   ) -> tuple[int, int]:
-    from .convert import NQuadsSink
-    method = _start_method()
-    import multiprocessing.connection
-    ctx = multiprocessing.get_context(method)
-    fd_out = _placeable(out, method)
-    out.flush()
-    offset = out.tell() if fd_out is not None else 0       # type: ignore[attr-defined]
-    extent = offset         # the size of the output file
-    sink = NQuadsSink(out, _LinesSource(), format=format, syntax=syntax)   # type: ignore[arg-type]
-    shadow = None           # frames read in order, for the parts that are not self-contained
-    workers = [_Worker(ctx, (path, fd_out, format == "nt", syntax, limits))
-               for _ in range(min(jobs, len(parts)))]
-    statements = frames = 0
-    try:
-        sent = 0
-        for w in workers:                   # a part per worker: it holds one part's text
-            w.send(parts[sent])
-            w.parts.append(sent)
-            sent += 1
-        reports: dict[int, tuple[Any, _Worker]] = {}
-        for k, part in enumerate(parts):
-            while k not in reports:         # the sizes of the parts, as they come
-                for conn in multiprocessing.connection.wait([w.conn for w in workers]):
-                    w = next(w for w in workers if w.conn is conn)
-                    reports[w.parts.popleft()] = (w.recv(), w)
-            (_, length, n, m, failed), w = reports.pop(k)
-            if fd_out is not None:
-                if offset + length > extent:        # room for the worker's mapping
-                    extent = offset + length
-                    os.ftruncate(fd_out, extent)
-                w.send(offset)
-            else:
-                w.send(-1)
-                while True:                 # its text; size reports may come first
-                    msg = w.recv()
-                    if msg[0] == "text":
-                        out.write(msg[1])
-                        break
-                    reports[w.parts.popleft()] = (msg, w)
-            offset += length
-            statements += n
-            frames += m
-            if sent < len(parts):
-                w.send(parts[sent])
-                w.parts.append(sent)
-                sent += 1
-            if failed is not None:
+        placed = _Placed(out, jobs, _decode_part, [
+            _DecodePart(path, part, format == "nt", syntax, limits) for part in parts])
+        sink = NQuadsSink(out, _LinesSource(), format=format,      # type: ignore[arg-type]
+                          syntax=syntax)
+        shadow = None       # frames read in order, for the parts that are not self-contained
+        statements = frames = 0
+        try:
+            for k, (n, m, failed) in placed:
+                statements += n
+                frames += m
+                if failed is None:
+                    continue
                 if shadow is None:
-                    shadow = _Sequential(opener(_read_at(fd)), size, limits, True,
+                    shadow = _Sequential(opener(_read_at(src.fileno())), size, limits, True,
                                          dict(terms=_text_terms(syntax), output="lines"))
-                if fd_out is not None:
-                    out.seek(offset)                                # type: ignore[attr-defined]
-                for frame in shadow.frames(failed, part.end_frame):
+                placed.seek()
+                for frame in shadow.frames(failed, parts[k].end_frame):
                     sink.write(frame, False)
                     statements += frame.statement_count
                     frames += 1
                 sink.close()
-                if fd_out is not None:
-                    offset = out.tell()                             # type: ignore[attr-defined]
-        for w in workers:
-            w.send(None)
-        for w in workers:
-            w.process.join()
-            if w.process.exitcode:
-                raise JellyError(f"a worker process failed (exit status {w.process.exitcode})")
-        if fd_out is not None:
-            out.seek(offset)                                        # type: ignore[attr-defined]
-    finally:
-        for w in workers:
-            if w.process.is_alive():
-                w.process.terminate()
-                w.process.join()
-            w.conn.close()
+                if placed.fd_out is not None:
+                    placed.offset = out.tell()                      # type: ignore[attr-defined]
+        finally:
+            placed.close()
     return statements, frames
 
+
+# ------------------------------------------------------------------------ text to Jelly
 
 def _chunks(fd: int, size: int, segment_size: int) -> list[tuple[int, int]]:
     """Text cut at line ends into chunks of about ``segment_size`` statements (estimated from
@@ -641,22 +665,40 @@ def _lines_before(fd: int, offset: int) -> int:
     return lines
 
 
-def _jelly_chunk(path: str, start: int, end: int, options: StreamOptions, rows_per_frame: int,
-                 segment_size: int, syntax: str | None) -> tuple[bytes, int, int, bool]:
-    """Worker: the text from ``start`` to ``end`` as Jelly frames that start a segment (the
-    stream's options row, when ``start`` is 0); their statements and frames, and whether the
-    text holds a message delimiter (then the rest is not encoded)."""
+@dataclasses.dataclass(frozen=True)
+class _EncodeChunk:
+    """A worker's task of text to Jelly: encode one chunk (see :func:`_encode_chunk`)."""
+    path: str
+    start: int
+    end: int
+    options: StreamOptions
+    rows_per_frame: int
+    segment_size: int
+    syntax: str | None
+
+
+def _encode_chunk(task: _EncodeChunk, output: _Output) -> tuple[int, int, bool]:
+    """The text from ``start`` to ``end`` as Jelly frames that start a segment (the stream's
+    options row, when ``start`` is 0) in ``output``; their statements and frames, and whether
+    the text holds a message delimiter (then the rest is not encoded).  A syntax error counts
+    its lines from the start of the file."""
     from ._ntriples import MESSAGE, parse_nquads
     from .writer import Writer
-    buf = io.BytesIO()
-    writer = Writer(buf, options, rows_per_frame=rows_per_frame, segment_size=segment_size)
-    if start:
+    writer = Writer(output, task.options, rows_per_frame=task.rows_per_frame,
+                    segment_size=task.segment_size)
+    if task.start:
         writer._encoder.start_segment()
-    with open(path, "rb", buffering=0) as src:
-        message = writer.write_until(parse_nquads(FileRange(_read_at(src.fileno()), start, end),
-                                                  messages=True, syntax=syntax), MESSAGE)
+    with open(task.path, "rb", buffering=0) as src:
+        try:
+            message = writer.write_until(parse_nquads(
+                FileRange(_read_at(src.fileno()), task.start, task.end), messages=True,
+                syntax=task.syntax), MESSAGE)
+        except RdfSyntaxError as exc:
+            line = exc.line + _lines_before(src.fileno(), task.start) if exc.line else exc.line
+            raise RdfSyntaxError(exc.message, offset=exc.offset, frame=exc.frame, row=exc.row,
+                                 line=line) from None
     writer.close()
-    return buf.getvalue(), writer.statements_written, writer.frames_written, message
+    return writer.statements_written, writer.frames_written, message
 
 
 def convert_text_to_jelly(path: str, out: BinaryWriter, *, jobs: int, options: StreamOptions,
@@ -686,30 +728,23 @@ def convert_text_to_jelly(path: str, out: BinaryWriter, *, jobs: int, options: S
             begin = out.tell()                                      # type: ignore[attr-defined]
         elif _contains(fd, size, b"@message"):
             return None
-        statements = frames = 0
-        with _pool(jobs) as pool:
-            results = _InOrder(pool, jobs, _jelly_chunk, (
-                (path, start, end, options, rows_per_frame, segment_size, syntax)
-                for start, end in chunks))
-            try:
-                for start, _ in chunks:
-                    try:
-                        data, n, k, message = next(results)
-                    except RdfSyntaxError as exc:
-                        # The worker counted lines from its chunk's start.
-                        line = exc.line + _lines_before(fd, start) if exc.line else exc.line
-                        raise RdfSyntaxError(exc.message, offset=exc.offset, frame=exc.frame,
-                                             row=exc.row, line=line) from None
-                    if message and begin is not None:
-                        out.seek(begin)                             # type: ignore[attr-defined]
-                        out.truncate()                              # type: ignore[attr-defined]
-                        return None
-                    out.write(data)
-                    statements += n
-                    frames += k
-            finally:
-                results.cancel()
-    return statements, frames
+    placed = _Placed(out, jobs, _encode_chunk, [
+        _EncodeChunk(path, start, end, options, rows_per_frame, segment_size, syntax)
+        for start, end in chunks])
+    statements = frames = 0
+    try:
+        for _, (n, k, message) in placed:
+            if message and begin is not None:
+                placed.offset = begin               # emptied below
+                break
+            statements += n
+            frames += k
+        else:
+            return statements, frames
+    finally:
+        placed.close()
+    out.truncate()                                                  # type: ignore[attr-defined]
+    return None
 
 
 # --------------------------------------------------------------------- jelly convert --jobs

@@ -487,6 +487,36 @@ def test_text_to_jelly_in_parts(tmp_path, small_chunks):
     assert _convert(tmp_path, late, "late.jelly", 2, segment_size=50, rows_per_frame=16) == one
 
 
+def test_text_to_jelly_in_parts_reports_the_first_error(tmp_path):
+    """Workers run ahead of the parts being written: an error in a later chunk that comes
+    first is still reported after the earlier one."""
+    good = b"<http://a> <http://b> <http://c> .\n"       # 35 bytes: chunks of 1 MiB
+    bad = tmp_path / "bad.nt"
+    # the first error near the end of the first chunk, the second at the start of the next
+    # one, where its worker finds it at once
+    bad.write_bytes(good * 29950 + b"<a> <b> first .\n" + good * 29 + b"<a> <b> second .\n"
+                    + good * 100)
+    assert len(parallel._chunks(os.open(bad, os.O_RDONLY), bad.stat().st_size, 20000)) == 2
+    one = _convert(tmp_path, bad, "out.jelly", 1, segment_size=20000)
+    assert one[0] == "error" and "line 29951" in one[2]
+    for _ in range(3):
+        assert _convert(tmp_path, bad, "out.jelly", 2, segment_size=20000) == one
+
+
+def test_text_to_jelly_in_parts_to_any_output(tmp_path, small_chunks):
+    """An output that is not a plain file gets the frames through the main process."""
+    lines = [f"<{EX}s{i}> <{EX}p> \"{i}\" .\n" for i in range(300)]
+    src = tmp_path / "in.nt"
+    src.write_text("".join(lines), encoding="utf-8")
+    seq = _convert(tmp_path, src, "out.jelly", 1, segment_size=20)
+    opts = jelly.StreamOptions(physical_type=jelly.PhysicalStreamType.TRIPLES, version=1)
+    buf = io.BytesIO()
+    done = parallel.convert_text_to_jelly(str(src), buf, jobs=2, options=opts,
+                                          rows_per_frame=16, segment_size=20)
+    assert done is not None and done[0] == 300 and len(starts(buf.getvalue())) > 2
+    assert sequential(buf.getvalue()) == sequential(seq[0])
+
+
 def test_jobs_need_a_plain_file(tmp_path):
     import gzip
     src = tmp_path / "in.jelly.gz"
