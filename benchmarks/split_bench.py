@@ -11,7 +11,9 @@ Data (benchmarks/datagen.py, seed 1, prepared once in ``--work``): ``sensors`` w
 rows; ``skos-labels`` (multilingual SKOS labels) and ``knowledge-graph`` with
 ``--parse-statements`` (default 300k) for the parse rows.  The Jelly inputs are written by
 ``jelly convert`` (segments of the default size) and, for the segment rows, once more with
-``--segment-size 0``.
+``--segment-size 0``.  The two halves of ``sensors`` (by lines, in both formats) are converted
+by two independent ``--jobs 1`` processes started together: the most that two processes can
+make of this machine, for comparison with ``--jobs 2``.
 
 Every timed run but Spark's is a fresh process; the two sides of each ratio run in the same
 round, one after the other, and each ratio is the ratio of the medians over ``--repeat``
@@ -58,15 +60,18 @@ def jelly_cmd() -> list[str]:
     return [exe] if exe else [sys.executable, "-m", "jelly"]
 
 
-def run_timed(cmd: list[str]) -> tuple[float, float]:
-    """Wall and CPU seconds (user + system, worker processes included) of a command."""
+def run_timed(*cmds: list[str]) -> tuple[float, float]:
+    """Wall and CPU seconds (user + system, worker processes included) of commands started
+    together, until the last ends."""
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    if status != 0:
-        raise SystemExit(f"failed ({status}): {' '.join(cmd)}")
-    return wall, usage.ru_utime + usage.ru_stime
+    procs = [subprocess.Popen(cmd, stdout=subprocess.DEVNULL) for cmd in cmds]
+    cpu = 0.0
+    for proc, cmd in zip(procs, cmds):
+        _, status, usage = os.wait4(proc.pid, 0)
+        if status != 0:
+            raise SystemExit(f"failed ({status}): {' '.join(cmd)}")
+        cpu += usage.ru_utime + usage.ru_stime
+    return time.perf_counter() - start, cpu
 
 
 # ------------------------------------------------------------------------------- workers
@@ -129,6 +134,23 @@ def prepare(args: argparse.Namespace) -> dict[str, str]:
         subprocess.run(jelly_cmd() + ["convert", files["sensors"], plain, "--jobs", "1",
                                       "--segment-size", "0", "-q"], check=True)
     files["sensors-plain.jelly"] = plain
+    # The two halves of the sensors data (by lines) as files of their own, in both formats:
+    # two independent processes on them at once are the most two processes can do here.
+    for half in (1, 2):
+        nt = files["sensors"][:-3] + f"-half{half}.nt"
+        if not os.path.exists(nt):
+            with open(files["sensors"], "rb") as src:
+                total = sum(1 for _ in src)
+            with open(files["sensors"], "rb") as src, open(nt + ".tmp", "wb") as dst:
+                for i, line in enumerate(src):
+                    if (i < total // 2) == (half == 1):
+                        dst.write(line)
+            os.replace(nt + ".tmp", nt)
+        jl = nt[:-3] + ".jelly"
+        if not os.path.exists(jl):
+            subprocess.run(jelly_cmd() + ["convert", nt, jl, "--jobs", "1", "-q"], check=True)
+        files[f"half{half}"] = nt
+        files[f"half{half}.jelly"] = jl
     return files
 
 
@@ -144,27 +166,41 @@ def bench_convert(args, files, results) -> None:
     runs: dict[str, list[tuple[float, float]]] = {}
     for rnd in range(args.repeat):
         for direction, src, ext in (("to-jelly", nt, ".jelly"), ("from-jelly", jl, ".nt")):
-            for jobs in ((1, 2) if rnd % 2 == 0 else (2, 1)):
-                target = f"{out}-{jobs}{ext}"
-                if os.path.exists(target):      # not timed: replacing a large file frees it
-                    os.unlink(target)
-                runs.setdefault(f"{direction}/{jobs}", []).append(
-                    run_timed(jelly_cmd() + ["convert", src, target, "--jobs", str(jobs), "-q"]))
+            suffix = ".jelly" if ext == ".nt" else ""   # the halves of the input
+            halves = [files[f"half{h}{suffix}"] for h in (1, 2)]
+            for jobs in ((1, 2, "halves") if rnd % 2 == 0 else ("halves", 2, 1)):
+                targets = [f"{out}-{jobs}-{h}{ext}" for h in (1, 2)] if jobs == "halves" \
+                    else [f"{out}-{jobs}{ext}"]
+                for target in targets:
+                    if os.path.exists(target):  # not timed: replacing a large file frees it
+                        os.unlink(target)
+                if jobs == "halves":            # two processes on the halves, at once
+                    timed = run_timed(*(jelly_cmd() + ["convert", h, t, "--jobs", "1", "-q"]
+                                        for h, t in zip(halves, targets)))
+                else:
+                    timed = run_timed(jelly_cmd() + ["convert", src, targets[0], "--jobs",
+                                                     str(jobs), "-q"])
+                runs.setdefault(f"{direction}/{jobs}", []).append(timed)
         print(f"convert round {rnd + 1}: " + ", ".join(
             f"{k} {v[-1][0]:.2f}s" for k, v in runs.items()), flush=True)
     with open(f"{out}-1.nt", "rb") as a, open(f"{out}-2.nt", "rb") as b:
         same = a.read() == b.read()
     import jelly
     count = [sum(1 for _ in jelly.parse(f"{out}-{j}.jelly")) for j in (1, 2)]
-    for j in (1, 2):
-        for ext in (".nt", ".jelly"):
-            os.unlink(f"{out}-{j}{ext}")
+    for ext in (".nt", ".jelly"):
+        for name in ("1", "2", "halves-1", "halves-2"):
+            os.unlink(f"{out}-{name}{ext}")
     for direction in ("to-jelly", "from-jelly"):
         one, two = runs[f"{direction}/1"], runs[f"{direction}/2"]
+        halves = runs[f"{direction}/halves"]
         results["rows"][f"convert-{direction}"] = {
             "jobs1_wall": median([w for w, _ in one]), "jobs2_wall": median([w for w, _ in two]),
             "jobs1_cpu": median([c for _, c in one]), "jobs2_cpu": median([c for _, c in two]),
-            "runs": {"jobs1": one, "jobs2": two}}
+            "halves_wall": median([w for w, _ in halves]),
+            "halves_cpu": median([c for _, c in halves]),
+            "runs": {"jobs1": one, "jobs2": two, "halves": halves}}
+        results["ceiling"][f"convert-{direction}"] = \
+            median([w for w, _ in one]) / median([w for w, _ in halves])
         results["goals"][f"convert-{direction}"] = \
             median([w for w, _ in one]) / median([w for w, _ in two])
     results["checks"]["jobs 2 text identical to jobs 1"] = same
@@ -275,6 +311,12 @@ def report(args, results) -> str:
             row(f"{label}: --jobs 1 / --jobs 2, wall s (CPU s)",
                 f"{r['jobs1_wall']:.2f} ({r['jobs1_cpu']:.2f})",
                 f"{r['jobs2_wall']:.2f} ({r['jobs2_cpu']:.2f})", key, "{:.2f}x")
+            if "halves_wall" in r:
+                lines.append(
+                    f"| {label}: --jobs 1 / its two halves in two processes at once (the "
+                    f"most two processes give here), wall s (CPU s) | {r['jobs1_wall']:.2f} "
+                    f"({r['jobs1_cpu']:.2f}) | {r['halves_wall']:.2f} ({r['halves_cpu']:.2f}) "
+                    f"| {results['ceiling'][key]:.2f}x | n/a |")
     if "segments" in rows:
         r = rows["segments"]
         row("file size: segmented / unsegmented, MB", f"{r['segmented_bytes'] / 1e6:.2f}",
@@ -324,7 +366,7 @@ def main(argv=None) -> None:
         "command": "python benchmarks/split_bench.py " + " ".join(argv or sys.argv[1:]),
         "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
                    f"Python {platform.python_version()}",
-        "load_before": loadavg(), "rows": {}, "goals": {}, "checks": {}}
+        "load_before": loadavg(), "rows": {}, "goals": {}, "ceiling": {}, "checks": {}}
     if "convert" in only:
         bench_convert(args, files, results)
     if "segments" in only:

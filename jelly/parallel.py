@@ -609,15 +609,18 @@ def convert_jelly_to_text(path: str, out: BinaryWriter, *, jobs: int, format: st
 
 # ------------------------------------------------------------------------ text to Jelly
 
-def _chunks(fd: int, size: int, segment_size: int) -> list[tuple[int, int]]:
+def _chunks(fd: int, size: int, segment_size: int, jobs: int = 1) -> list[tuple[int, int]]:
     """Text cut at line ends into chunks of about ``segment_size`` statements (estimated from
-    the first MiB), of at least ``MIN_CHUNK_BYTES``."""
+    the first MiB), of at least ``MIN_CHUNK_BYTES``.  Towards the end they get smaller (at
+    most a ``2 * jobs``-th of what is left), so that ``jobs`` workers finish together."""
     head = os.pread(fd, MIN_CHUNK_BYTES, 0)
     per_line = len(head) / max(1, head.count(b"\n"))
     target = max(MIN_CHUNK_BYTES, int(segment_size * per_line))
     cuts = [0]
-    while cuts[-1] + target < size:
-        at = cuts[-1] + target
+    while True:
+        at = cuts[-1] + max(MIN_CHUNK_BYTES, min(target, (size - cuts[-1]) // (2 * jobs)))
+        if at >= size:
+            break
         while at < size:                # after the next line feed: a line end
             window = os.pread(fd, 1 << 16, at)
             i = window.find(b"\n")
@@ -716,7 +719,7 @@ def convert_text_to_jelly(path: str, out: BinaryWriter, *, jobs: int, options: S
         size = os.fstat(fd).st_size
         if size == 0:
             return None
-        chunks = _chunks(fd, size, segment_size)
+        chunks = _chunks(fd, size, segment_size, jobs)
         if len(chunks) < 2:
             return None
         # A message log (a '# @message' line anywhere) is read in order (convert's
