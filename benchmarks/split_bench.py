@@ -238,6 +238,35 @@ def bench_parse(args, files, results) -> None:
               f"{median(times['pyjelly']):.3f}s", flush=True)
 
 
+def descendants_cpu() -> dict[str, float]:
+    """CPU seconds (user + system) used so far by the processes below this one, by kind: the
+    JVM Spark runs in and its Python workers (Linux ``/proc``)."""
+    procs = {}
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                cmd = f.read().split(b"\0")[0].decode(errors="replace")
+        except OSError:
+            continue
+        procs[int(pid)] = (int(fields[1]), int(fields[11]) + int(fields[12]), cmd)
+    tick = os.sysconf("SC_CLK_TCK")
+    below, todo, out = set(), [os.getpid()], {"jvm": 0.0, "python": 0.0}
+    while todo:
+        parent = todo.pop()
+        for pid, (ppid, _, _) in procs.items():
+            if ppid == parent and pid not in below:
+                below.add(pid)
+                todo.append(pid)
+    for pid in below:
+        _, ticks, cmd = procs[pid]
+        out["jvm" if "java" in os.path.basename(cmd) else "python"] += ticks / tick
+    return out
+
+
 def bench_spark(args, files, results) -> None:
     from pyspark.sql import SparkSession
     from pyspark.sql import functions as F
@@ -268,15 +297,22 @@ def bench_spark(args, files, results) -> None:
     sizes = {"1": size + 1, "2": min(starts[1:], key=lambda o: abs(o - size / 2))}
     seen = {k: read(v, partitions=True) for k, v in sizes.items()}   # warm-up and checks
     times: dict[str, list[float]] = {"1": [], "2": []}
+    cpu: dict[str, list[dict[str, float]]] = {"1": [], "2": []}
     for rnd in range(args.repeat):
         for k in (("1", "2") if rnd % 2 == 0 else ("2", "1")):
+            before = descendants_cpu()
             start = time.perf_counter()
             read(sizes[k])
             times[k].append(time.perf_counter() - start)
+            after = descendants_cpu()       # workers that ended within the query are missed
+            cpu[k].append({kind: after[kind] - before[kind] for kind in after})
     spark.stop()
-    results["rows"]["spark"] = {"partitions": {k: v[0] for k, v in seen.items()},
-                                "one_partition": median(times["1"]),
-                                "two_partitions": median(times["2"]), "runs": times}
+    results["rows"]["spark"] = {
+        "partitions": {k: v[0] for k, v in seen.items()},
+        "one_partition": median(times["1"]), "two_partitions": median(times["2"]),
+        "cpu": {k: {kind: median([c[kind] for c in v]) for kind in ("jvm", "python")}
+                for k, v in cpu.items()},
+        "runs": times, "cpu_runs": cpu}
     results["checks"]["Spark: same rows with 1 and 2 partitions"] = \
         seen["1"][1:] == seen["2"][1:] and seen["1"][1] == args.statements_actual
     results["checks"]["Spark: 1 and 2 partitions"] = \
@@ -327,6 +363,11 @@ def report(args, results) -> str:
         r = rows["spark"]
         row("Spark, one file: 1 partition / 2 partitions, s", f"{r['one_partition']:.2f}",
             f"{r['two_partitions']:.2f}", "spark", "{:.2f}x")
+        if "cpu" in r:
+            c = r["cpu"]
+            lines.append(f"| Spark, CPU s of a query: JVM + Python workers, 1 partition / 2 "
+                         f"partitions | {c['1']['jvm']:.2f} + {c['1']['python']:.2f} | "
+                         f"{c['2']['jvm']:.2f} + {c['2']['python']:.2f} | | n/a |")
     for name in ("skos-labels", "knowledge-graph"):
         key = f"parse-{name}"
         if key in rows:

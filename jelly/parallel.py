@@ -270,13 +270,19 @@ class FileRange(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, b: Any) -> int:
-        n = min(len(b), self._end - self._pos)
+    def read(self, n: int | None = -1) -> bytes:
+        # What read_at gives, as it is: RawIOBase.read would copy it twice more (into a
+        # bytearray through readinto, then into bytes), a fifth of the time of parsing a chunk.
+        n = self._end - self._pos if n is None or n < 0 else min(n, self._end - self._pos)
         if n <= 0:
-            return 0
+            return b""
         data = self._read_at(n, self._pos)
-        b[:len(data)] = data
         self._pos += len(data)
+        return data if isinstance(data, bytes) else bytes(data)
+
+    def readinto(self, b: Any) -> int:
+        data = self.read(len(b))
+        b[:len(data)] = data
         return len(data)
 
 
