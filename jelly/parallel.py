@@ -29,10 +29,9 @@ import collections
 import dataclasses
 import functools
 import io
-import mmap
 import os
 import stat
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, cast
+from typing import TYPE_CHECKING, Any, Callable, Iterator, cast
 
 from ._decoder import Decoder, Frame
 from ._framing import detect_delimited, segment_starts
