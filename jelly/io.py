@@ -26,7 +26,8 @@ import sys
 import tempfile
 import time
 import zlib
-from typing import IO, TYPE_CHECKING, Any, Callable, Iterator, cast
+from types import TracebackType
+from typing import IO, TYPE_CHECKING, Any, Callable, Iterator, TypeVar, cast
 
 from ._framing import FrameSplitter, detect_delimited, next_frame
 from .errors import JellyDecodeError, JellyError, JellyLimitError
@@ -333,6 +334,77 @@ def open_output(target: Output, *, compress: str | None = None) -> Iterator[Bina
         stream.flush()
         if atomic is not None:
             atomic.commit()
+
+
+class Destination:
+    """The destination of a writer of this package, and its life: a path (written to a
+    temporary file and renamed into place on :meth:`close`; see :func:`open_output`), ``"-"``,
+    a binary stream (flushed and left open) or None (the bytes are kept: :meth:`getvalue`).
+    :meth:`close` writes what the format holds back (:meth:`_finish`) and then finishes the
+    destination; an error on the way, an exception in a ``with`` block, or :meth:`abort`
+    leaves a path as it was before."""
+
+    _stream: BinaryWriter
+
+    def __init__(self, destination: Output | None) -> None:
+        self._closed = False
+        self._stack = contextlib.ExitStack()
+        self._result: io.BytesIO | None = None
+        if destination is None:
+            self._result = self._stream = io.BytesIO()
+        else:
+            self._stream = self._stack.enter_context(open_output(destination))
+
+    def __enter__(self: _D) -> _D:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        if exc_type is None:
+            self.close()
+        else:
+            self.abort()
+
+    def _finish(self) -> None:
+        """Write out what the format holds back (at :meth:`close`)."""
+
+    def _write_out(self) -> None:
+        """Write out what is buffered, so that :meth:`getvalue` has it."""
+
+    def close(self) -> None:
+        """Finish the stream and the destination (a path is renamed into place)."""
+        if self._closed:
+            return
+        try:
+            self._finish()
+            self._stream.flush()
+        except BaseException:
+            self.abort()
+            raise
+        self._closed = True
+        self._stack.close()
+
+    def abort(self) -> None:
+        """Stop without finishing: a destination path is left as it was before."""
+        if self._closed:
+            return
+        self._closed = True
+        # Leaving the output context with an error discards the temporary file.
+        self._stack.__exit__(JellyError, JellyError("aborted"), None)
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise JellyError("the writer is closed")
+
+    def getvalue(self) -> bytes:
+        """The bytes written so far, when the destination was ``None``."""
+        if self._result is None:
+            raise JellyError("getvalue() is only for writers created without a destination")
+        self._write_out()
+        return self._result.getvalue()
+
+
+_D = TypeVar("_D", bound=Destination)
 
 
 def not_jelly(head: bytes, error: JellyError) -> JellyError:

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import io
 import itertools
 import os
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Sequence
@@ -37,7 +36,8 @@ from ._jena import ROW_KINDS, decimal_lexical, double_lexical
 from ._jena_proto import ProtoDecoder, ProtoEncoder
 from ._jena_thrift import ThriftDecoder, ThriftEncoder
 from .errors import JellyDecodeError, JellyError
-from .io import CHUNK_SIZE, GZIP_MAGIC, READ_ERRORS, ZSTD_MAGIC, open_input, open_output, read_some
+from .io import (CHUNK_SIZE, GZIP_MAGIC, READ_ERRORS, ZSTD_MAGIC, Destination, open_input,
+                 read_some)
 from .options import DEFAULT_LIMITS, ReaderLimits
 
 if TYPE_CHECKING:
@@ -257,7 +257,7 @@ def read_results(source: Input, *, format: str | None = None,
     return ResultReader(source, format=format, limits=limits, terms=terms)
 
 
-class Writer:
+class Writer(Destination):
     """An RDF Thrift or RDF Protobuf stream opened for writing.
 
     ``destination``: a path (written atomically; ``.gz`` compresses), ``"-"``, a binary stream,
@@ -276,14 +276,7 @@ class Writer:
         self._encoder = _CODECS[self.format][1](values=values, repeat=repeat,
                                                 prefix_names=prefix_names,
                                                 term_adapter=term_adapter)
-        self._stack = contextlib.ExitStack()
-        self._result: io.BytesIO | None = None
-        self._stream: BinaryWriter
-        if destination is None:
-            self._result = self._stream = io.BytesIO()
-        else:
-            self._stream = self._stack.enter_context(open_output(destination))
-        self._closed = False
+        super().__init__(destination)
         try:
             if base is not None:
                 self._encoder.write_base(base)
@@ -292,19 +285,6 @@ class Writer:
         except BaseException:
             self.abort()
             raise
-
-    def __enter__(self) -> "Writer":
-        return self
-
-    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
-        if exc_type is None:
-            self.close()
-        else:
-            self.abort()
-
-    def _check_open(self) -> None:
-        if self._closed:
-            raise JellyError("the writer is closed")
 
     def _drain(self) -> None:
         if self._encoder.size >= CHUNK_SIZE:
@@ -342,32 +322,11 @@ class Writer:
             self._stream.write(self._encoder.take())
         self._drain()
 
-    def close(self) -> None:
-        """Write out what is buffered and finish the destination."""
-        if self._closed:
-            return
-        try:
-            self._stream.write(self._encoder.take())
-            self._stream.flush()
-        except BaseException:
-            self.abort()
-            raise
-        self._closed = True
-        self._stack.close()
+    def _write_out(self) -> None:
+        self._stream.write(self._encoder.take())
 
-    def abort(self) -> None:
-        """Stop without finishing: a destination path is left as it was."""
-        if self._closed:
-            return
-        self._closed = True
-        self._stack.__exit__(JellyError, JellyError("aborted"), None)
-
-    def getvalue(self) -> bytes:
-        """The bytes written so far, when the destination was None."""
-        if self._result is None:
-            raise JellyError("getvalue() is only for writers created without a destination")
-        self._result.write(self._encoder.take())
-        return self._result.getvalue()
+    def _finish(self) -> None:
+        self._write_out()
 
     @property
     def statements_written(self) -> int:

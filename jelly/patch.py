@@ -15,9 +15,7 @@ choices made where the spec is silent are listed in ``docs/patch.md``.
 from __future__ import annotations
 
 import contextlib
-import io
 import itertools
-from types import TracebackType
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, overload
 
 from ._patchdecoder import ROW_KINDS, PatchDecoder, PatchFrame
@@ -25,13 +23,13 @@ from ._patchencoder import PatchEncoder
 from ._patchops import (END_OF_PATCH, TX_ABORT, TX_COMMIT, TX_START, Add, Delete, EndOfPatch,
                         Header, PatchOp, PrefixAdd, PrefixDelete, TxAbort, TxCommit, TxStart)
 from .errors import JellyEncodeError, JellyError, JellyOptionsError
-from .io import GZIP_MAGIC, FrameReader, open_input, open_output
+from .io import GZIP_MAGIC, Destination, FrameReader, open_input
 from .options import (DEFAULT_LIMITS, PATCH_PROTOCOL_VERSION, PATCH_STATEMENT_TYPES,
                       PATCH_STREAM_TYPES, PatchOptions, ReaderLimits, _preset_sizes)
 
 if TYPE_CHECKING:
     from ._decoder import _Terms
-    from .io import BinaryWriter, Input, Output
+    from .io import Input, Output
 
 __all__ = ["PatchOptions", "PatchReader", "PatchWriter", "PatchFrame", "parse", "parse_patches",
            "serialize", "read_options", "make_patch_options", "ROW_KINDS", "PatchOp", "Add",
@@ -270,7 +268,7 @@ def _statement_type_of(op: object) -> str | None:
     return None
 
 
-class PatchWriter:
+class PatchWriter(Destination):
     """A Jelly-Patch stream opened for writing.
 
     :meth:`write` / :meth:`write_all` operations; ``END_OF_PATCH`` (or :meth:`end_patch`) ends
@@ -326,28 +324,9 @@ class PatchWriter:
         self._patches_ended = 0
         self._flat_ended = False
         self._frames_written = 0
-        self._closed = False
-        self._stack = contextlib.ExitStack()
-        self._result: io.BytesIO | None = None
-        self._stream: BinaryWriter
-        if destination is None:
-            self._result = self._stream = io.BytesIO()
-        else:
-            self._stream = self._stack.enter_context(open_output(destination))
+        super().__init__(destination)
         if not self._auto_type:
             self._start(self._base.statement_type)
-
-    # -- context manager ---------------------------------------------------------------------
-
-    def __enter__(self) -> PatchWriter:
-        return self
-
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        if exc_type is None:
-            self.close()
-        else:
-            self.abort()
 
     # -- writing -----------------------------------------------------------------------------
 
@@ -363,10 +342,6 @@ class PatchWriter:
             else:
                 enc.add(op)
         return enc
-
-    def _check_open(self) -> None:
-        if self._closed:
-            raise JellyError("the writer is closed")
 
     def _check_more(self) -> None:
         if self._flat_ended:
@@ -471,42 +446,19 @@ class PatchWriter:
         self._stream.write(self._encoder.take_frame(self.delimited))
         self._frames_written += 1
 
-    def close(self) -> None:
-        """End an unfinished patch, flush the last frame and finish the destination (a path is
-        renamed into place, a stream is flushed and left open)."""
-        if self._closed:
-            return
-        try:
-            enc = self._encoder if self._encoder is not None else self._start("triples")
-            st = self.stream_type
-            if st == "frame":
-                # Each frame is a patch: an empty stream has no frame at all.
-                if self._open_ops or (not self.delimited and self._patches_ended):
-                    self._emit()
-            else:
-                if st == "punctuated" and self._open_ops:
-                    enc.punctuation()
-                if enc.pending or self._frames_written == 0:
-                    self._emit()
-            self._stream.flush()
-        except BaseException:
-            self.abort()
-            raise
-        self._closed = True
-        self._stack.close()
-
-    def abort(self) -> None:
-        """Stop without finishing: a destination path is left as it was before."""
-        if self._closed:
-            return
-        self._closed = True
-        self._stack.__exit__(JellyError, JellyError("aborted"), None)
-
-    def getvalue(self) -> bytes:
-        """The bytes written so far, when the destination was ``None``."""
-        if self._result is None:
-            raise JellyError("getvalue() is only for writers created without a destination")
-        return self._result.getvalue()
+    def _finish(self) -> None:
+        # close(): end an unfinished patch, flush the last frame
+        enc = self._encoder if self._encoder is not None else self._start("triples")
+        st = self.stream_type
+        if st == "frame":
+            # Each frame is a patch: an empty stream has no frame at all.
+            if self._open_ops or (not self.delimited and self._patches_ended):
+                self._emit()
+        else:
+            if st == "punctuated" and self._open_ops:
+                enc.punctuation()
+            if enc.pending or self._frames_written == 0:
+                self._emit()
 
     @property
     def options(self) -> PatchOptions | None:

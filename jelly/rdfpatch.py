@@ -21,19 +21,15 @@ errors are :class:`jelly.RdfSyntaxError` with the line and column.  See ``docs/p
 
 from __future__ import annotations
 
-import contextlib
-import io
-from types import TracebackType
 from typing import TYPE_CHECKING, Iterable, Iterator, overload
 
 from ._patchops import (END_OF_PATCH, TX_ABORT, TX_COMMIT, TX_START, Add, Delete, EndOfPatch,
                         Header, PatchOp, PrefixAdd, PrefixDelete, TxAbort, TxCommit, TxStart)
 from ._rdfpatch import TextPatchWriter, format_op, parse_rdfpatch
-from .errors import JellyError
-from .io import open_input, open_output
+from .io import Destination, open_input
 
 if TYPE_CHECKING:
-    from .io import BinaryWriter, Input, Output
+    from .io import Input, Output
 
 __all__ = ["parse", "parse_patches", "serialize", "format_op", "TextWriter", "MEDIA_TYPE",
            "EXTENSION", "Add", "Delete", "PrefixAdd", "PrefixDelete", "Header", "PatchOp",
@@ -68,7 +64,7 @@ def parse_patches(source: Input, *, syntax: str | None = None) -> Iterator[list[
             patch.append(op)
 
 
-class TextWriter:
+class TextWriter(Destination):
     """RDF Patch text opened for writing: :meth:`write` operations, :meth:`end_patch` between
     patches.  ``destination`` is a path (written to a temporary file and renamed into place when
     the writer closes without an error; ``.gz`` compresses), ``"-"`` (stdout), a binary file
@@ -77,29 +73,12 @@ class TextWriter:
 
     def __init__(self, destination: Output | None = None, *,
                  syntax: str | None = None) -> None:
-        self._stack = contextlib.ExitStack()
-        self._result: io.BytesIO | None = None
-        stream: BinaryWriter
-        if destination is None:
-            self._result = stream = io.BytesIO()
-        else:
-            stream = self._stack.enter_context(open_output(destination))
+        super().__init__(destination)
         try:
-            self._writer = TextPatchWriter(stream, syntax=syntax)
+            self._writer = TextPatchWriter(self._stream, syntax=syntax)
         except BaseException:
             self.abort()
             raise
-        self._closed = False
-
-    def __enter__(self) -> TextWriter:
-        return self
-
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        if exc_type is None:
-            self.close()
-        else:
-            self.abort()
 
     def write(self, op: PatchOp) -> None:
         """Write one operation."""
@@ -124,35 +103,11 @@ class TextWriter:
     def operations_written(self) -> int:
         return self._writer.operations_written
 
-    def close(self) -> None:
-        """Finish the text: a path is renamed into place, a stream is flushed (and left open)."""
-        if self._closed:
-            return
-        try:
-            self._writer.close()
-        except BaseException:
-            self.abort()
-            raise
-        self._closed = True
-        self._stack.close()
-
-    def abort(self) -> None:
-        """Stop without finishing: a destination path is left as it was before."""
-        if getattr(self, "_closed", False):
-            return
-        self._closed = True
-        self._stack.__exit__(JellyError, JellyError("aborted"), None)
-
-    def _check_open(self) -> None:
-        if self._closed:
-            raise JellyError("the writer is closed")
-
-    def getvalue(self) -> bytes:
-        """The bytes written so far, when the destination was ``None``."""
-        if self._result is None:
-            raise JellyError("getvalue() is only for writers created without a destination")
+    def _write_out(self) -> None:
         self._writer.flush()
-        return self._result.getvalue()
+
+    def _finish(self) -> None:
+        self._writer.close()
 
 
 @overload

@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
 import itertools
-from types import TracebackType
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence, overload
 
 from ._encoder import Encoder
-from .errors import JellyEncodeError, JellyError, JellyOptionsError
-from .io import open_output
+from .errors import JellyEncodeError, JellyOptionsError
+from .io import Destination
 from .options import StreamOptions, make_options
 
 if TYPE_CHECKING:
-    from .io import BinaryWriter, Output
+    from .io import Output
 
 #: Rows per frame of flat streams, unless told otherwise: large enough that per-frame work is
 #: negligible, small enough to stay far below the spec's recommended 1 MB per frame.
@@ -27,7 +24,7 @@ DEFAULT_ROWS_PER_FRAME = 1024
 DEFAULT_SEGMENT_SIZE = 100_000
 
 
-class Writer:
+class Writer(Destination):
     """A Jelly stream opened for writing.
 
     Flat streams: :meth:`write` / :meth:`write_all` statements; frames are cut every
@@ -64,15 +61,8 @@ class Writer:
         self.segment_size = segment_size if delimited else None
         self._segment_start = 0
         self._encoder = Encoder(self.options, term_adapter=term_adapter)
-        self._stack = contextlib.ExitStack()
-        self._result: io.BytesIO | None = None
-        self._stream: BinaryWriter
-        if destination is None:
-            self._result = self._stream = io.BytesIO()
-        else:
-            self._stream = self._stack.enter_context(open_output(destination))
+        super().__init__(destination)
         self._frames_written = 0
-        self._closed = False
         self._statements_at_frame_start = 0
         self._single_used = False      # single-frame files: write_frame() was called
         self._single_metadata: Mapping[str, bytes] | None = None
@@ -82,18 +72,6 @@ class Writer:
         except BaseException:
             self.abort()
             raise
-
-    # -- context manager ---------------------------------------------------------------------
-
-    def __enter__(self) -> "Writer":
-        return self
-
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        if exc_type is None:
-            self.close()
-        else:
-            self.abort()
 
     # -- writing -----------------------------------------------------------------------------
 
@@ -182,43 +160,15 @@ class Writer:
             enc.start_segment()
             self._segment_start = enc.statements
 
-    def close(self) -> None:
-        """Flush the last frame, close graphs, and finish the destination: a path is renamed
-        into place, a stream is flushed (and left open)."""
-        if self._closed:
-            return
-        try:
-            enc = self._encoder
-            enc.end_graph()
-            if not self.delimited:
-                self._stream.write(enc.take_frame(self._single_metadata, True))
-                self._frames_written = 1
-            elif enc.pending or self._frames_written == 0:
-                self._emit()
-            self._stream.flush()
-        except BaseException:
-            self.abort()
-            raise
-        self._closed = True
-        self._stack.close()
-
-    def abort(self) -> None:
-        """Stop without finishing: a destination path is left as it was before."""
-        if self._closed:
-            return
-        self._closed = True
-        # Leaving the output context with an error discards the temporary file.
-        self._stack.__exit__(JellyError, JellyError("aborted"), None)
-
-    def _check_open(self) -> None:
-        if self._closed:
-            raise JellyError("the writer is closed")
-
-    def getvalue(self) -> bytes:
-        """The bytes written so far, when the destination was ``None``."""
-        if self._result is None:
-            raise JellyError("getvalue() is only for writers created without a destination")
-        return self._result.getvalue()
+    def _finish(self) -> None:
+        # close(): the last frame, after closing an open graph
+        enc = self._encoder
+        enc.end_graph()
+        if not self.delimited:
+            self._stream.write(enc.take_frame(self._single_metadata, True))
+            self._frames_written = 1
+        elif enc.pending or self._frames_written == 0:
+            self._emit()
 
     @property
     def frames_written(self) -> int:
