@@ -320,11 +320,10 @@ def sniff_content(head: bytes) -> RdfFormat | None:
 def looks_like(head: bytes) -> str | None:
     """What the first bytes of an input that is not Jelly look like, for error messages:
     "N-Triples", "Turtle", "gzip-compressed data", ..., "text", or None (nothing known)."""
-    from .io import GZIP_MAGIC, ZSTD_MAGIC
-    if head.startswith(GZIP_MAGIC):
-        return "gzip-compressed data"
-    if head.startswith(ZSTD_MAGIC):
-        return "zstd-compressed data"
+    from .io import compression
+    kind = compression(head)
+    if kind:
+        return f"{kind}-compressed data"
     if _thrift_head(head):
         return "RDF Thrift"
     if len(head) < 16:      # a few bytes are as likely a Jelly stream cut short

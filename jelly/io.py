@@ -222,6 +222,23 @@ class _Decompressed(io.RawIOBase):
         super().close()
 
 
+def compression(head: bytes | bytearray | memoryview) -> str | None:
+    """``"gzip"`` or ``"zstd"`` if an input starting with ``head`` is compressed so, else
+    None: the one test every reader and splitter of the package makes."""
+    head = bytes(head[:4])
+    return "gzip" if head[:2] == GZIP_MAGIC else "zstd" if head == ZSTD_MAGIC else None
+
+
+def in_place(source: object) -> memoryview | None:
+    """The bytes of ``source`` as they are, when it is a bytes-like object that is not
+    compressed (a reader splits them without a copy); None when it is to be opened with
+    :func:`open_input` (a path, a stream, compressed bytes)."""
+    if not isinstance(source, (bytes, bytearray, memoryview)):
+        return None
+    view = memoryview(source).cast("B")
+    return None if compression(view) else view
+
+
 def _is_text(stream: object) -> bool:
     return isinstance(stream, io.TextIOBase)
 
@@ -252,7 +269,7 @@ def open_input(source: Input, *, decompress: bool = True) -> Iterator[BinaryRead
                             f"a binary file object")
         if decompress:
             head, stream = peek(stream, 4)
-            kind = "gzip" if head[:2] == GZIP_MAGIC else "zstd" if head == ZSTD_MAGIC else None
+            kind = compression(head)
             if kind is not None:
                 stream = stack.enter_context(_Decompressed(stream, kind))
         yield stream
@@ -405,6 +422,16 @@ class Destination:
 
 
 _D = TypeVar("_D", bound=Destination)
+
+
+def open_frames(source: Input, stack: contextlib.ExitStack, limits: ReaderLimits = DEFAULT_LIMITS,
+                delimited: bool | None = None) -> FrameReader:
+    """The frames of a Jelly or Jelly-Patch input of any kind: bytes that are not compressed
+    are split in place, anything else is opened in ``stack`` (:func:`open_input`: a path, a
+    stream, gzip or zstd)."""
+    view = in_place(source)
+    return FrameReader(view if view is not None else stack.enter_context(open_input(source)),
+                       limits, delimited)
 
 
 def not_jelly(head: bytes, error: JellyError) -> JellyError:

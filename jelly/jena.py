@@ -36,8 +36,7 @@ from ._jena import ROW_KINDS, decimal_lexical, double_lexical
 from ._jena_proto import ProtoDecoder, ProtoEncoder
 from ._jena_thrift import ThriftDecoder, ThriftEncoder
 from .errors import JellyDecodeError, JellyError
-from .io import (CHUNK_SIZE, GZIP_MAGIC, READ_ERRORS, ZSTD_MAGIC, Destination, open_input,
-                 read_some)
+from .io import CHUNK_SIZE, READ_ERRORS, Destination, in_place, open_input, read_some
 from .options import DEFAULT_LIMITS, ReaderLimits
 
 if TYPE_CHECKING:
@@ -79,10 +78,8 @@ def _pieces(decoder: Any, source: Input, max_items: int,
             stack: contextlib.ExitStack) -> Iterator[None]:
     """Feed ``source`` to ``decoder``; yields whenever it has decoded something (or at the
     end), so the caller takes the results piece by piece."""
-    if isinstance(source, (bytes, bytearray, memoryview)) and \
-            bytes(memoryview(source)[:2]) != GZIP_MAGIC and \
-            bytes(memoryview(source)[:4]) != ZSTD_MAGIC:
-        view = memoryview(source).cast("B")
+    view = in_place(source)
+    if view is not None:
         pos = 0
         while True:
             pos = decoder.feed(view, pos, 0, True, max_items)

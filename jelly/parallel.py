@@ -37,7 +37,7 @@ from ._decoder import Decoder, Frame
 from ._framing import detect_delimited, segment_starts
 from ._streaming import delimit
 from .errors import JellyError, RdfSyntaxError
-from .io import FrameReader
+from .io import FrameReader, compression
 from .options import DEFAULT_LIMITS, PhysicalStreamType, ReaderLimits, StreamOptions
 
 # multiprocessing is imported where workers start: a conversion in one process (most of them)
@@ -760,7 +760,6 @@ def convert_text_to_jelly(path: str, out: BinaryWriter, *, jobs: int, options: S
 #: Inputs from this size on are converted with as many worker processes as there are cores,
 #: unless told otherwise: a Jelly file (about half a million statements), a text file.
 AUTO_JOBS_BYTES = {"jelly": 8 << 20, "text": 64 << 20}
-COMPRESSED_MAGIC = (b"\x1f\x8b", b"\x28\xb5\x2f\xfd")     # gzip, zstd: never split
 
 
 def splittable_path(source: object) -> str | None:
@@ -776,7 +775,7 @@ def splittable_path(source: object) -> str | None:
             head = f.read(4)
     except OSError:
         return None
-    return None if any(head.startswith(m) for m in COMPRESSED_MAGIC) else path
+    return None if compression(head) else path      # compressed input is never split
 
 
 def parallel_formats(input_format: str, output_format: str) -> bool:

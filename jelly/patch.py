@@ -23,7 +23,7 @@ from ._patchencoder import PatchEncoder
 from ._patchops import (END_OF_PATCH, TX_ABORT, TX_COMMIT, TX_START, Add, Delete, EndOfPatch,
                         Header, PatchOp, PrefixAdd, PrefixDelete, TxAbort, TxCommit, TxStart)
 from .errors import JellyEncodeError, JellyError, JellyOptionsError
-from .io import GZIP_MAGIC, Destination, FrameReader, open_input
+from .io import Destination, open_frames
 from .options import (DEFAULT_LIMITS, PATCH_PROTOCOL_VERSION, PATCH_STATEMENT_TYPES,
                       PATCH_STREAM_TYPES, PatchOptions, ReaderLimits, _preset_sizes)
 
@@ -64,12 +64,7 @@ class PatchReader:
         self.limits = limits if limits is not None else DEFAULT_LIMITS
         self._decoder = PatchDecoder(limits=self.limits, terms=terms, strict=strict)
         self._stack = contextlib.ExitStack()
-        if isinstance(source, (bytes, bytearray, memoryview)) and \
-                bytes(memoryview(source)[:2]) != GZIP_MAGIC:
-            self._frames = FrameReader(source, self.limits, delimited)   # split in place
-        else:
-            stream = self._stack.enter_context(open_input(source))
-            self._frames = FrameReader(stream, self.limits, delimited)
+        self._frames = open_frames(source, self._stack, self.limits, delimited)
         self._iter: Iterator[tuple[int, bytes | memoryview]] | None = None
         self._error: JellyError | None = None
         self._pending: list[PatchFrame] = []    # frames read ahead to learn the options

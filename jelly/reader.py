@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Iterator
 
 from ._decoder import Decoder, Frame
 from .errors import JellyError
-from .io import FrameReader, open_input, not_jelly, GZIP_MAGIC, ZSTD_MAGIC
+from .io import not_jelly, open_frames
 from .options import DEFAULT_LIMITS, ReaderLimits, StreamOptions
 
 if TYPE_CHECKING:
@@ -49,13 +49,7 @@ class Reader:
                                 factory=factory, new_streams=new_streams)
         self._output = output
         self._stack = contextlib.ExitStack()
-        if isinstance(source, (bytes, bytearray, memoryview)) and \
-                bytes(memoryview(source)[:2]) != GZIP_MAGIC and \
-                bytes(memoryview(source)[:4]) != ZSTD_MAGIC:
-            self._frames = FrameReader(source, self.limits, delimited)   # split in place
-        else:
-            stream = self._stack.enter_context(open_input(source))
-            self._frames = FrameReader(stream, self.limits, delimited)
+        self._frames = open_frames(source, self._stack, self.limits, delimited)
         self._iter: Iterator[tuple[int, bytes | memoryview]] | None = None
         self._error: JellyError | None = None
         self._pending: list[Frame] = []   # frames read ahead to learn the options

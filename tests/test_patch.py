@@ -496,6 +496,11 @@ def test_inputs_gzip_file_objects_and_pipes(tmp_path):
     assert list(patch.parse(path)) == ops
     assert list(patch.parse(io.BytesIO(data))) == ops
     assert list(patch.parse(memoryview(data))) == ops
+    # compressed bytes are decompressed as a compressed file is (zstd bytes were split as
+    # they were, as frames, once)
+    import zstandard
+    assert list(patch.parse(gzip.compress(data))) == ops
+    assert list(patch.parse(zstandard.ZstdCompressor().compress(data))) == ops
     code = ("import sys, jelly.patch as p\n"
             "print(sum(1 for _ in p.parse('-')), p.read_options(sys.argv[1]).stream_type)")
     out = subprocess.run([sys.executable, "-c", code, str(path)], input=gzip.compress(data),

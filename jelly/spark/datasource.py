@@ -23,6 +23,7 @@ from pyspark.sql.types import (ArrayType, BinaryType, DataType, LongType, MapTyp
 
 from .. import parallel
 from ..errors import JellyError, JellyOptionsError
+from ..io import compression
 from ..options import DEFAULT_LIMITS, PhysicalStreamType, ReaderLimits
 from ..reader import Reader
 from ..options import make_options
@@ -194,7 +195,7 @@ def _scan(path: str, size: int, mtime_ns: int | None, limits: ReaderLimits
     # Per version of a file: a query plans its partitions more than once.
     with _fs.open_random_access(path) as f:
         head = f.read_at(min(size, 4), 0)
-        if any(head.startswith(m) for m in parallel.COMPRESSED_MAGIC):
+        if compression(head):
             return None
         found = parallel.scan(f.read_at, size, limits, _SCAN_BLOCK)
     return (found, size) if found is not None else None
