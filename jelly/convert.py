@@ -633,16 +633,22 @@ def convert(source: Input, destination: Output, *,
         frames: Iterable[tuple[Any, bool]] = src.frames()
         if migrate:
             frames = migrated(frames, migrate)
-        try:
-            for frame, message in frames:
-                sink.write(frame, message)
-            sink.close()
-        except BaseException:
-            abort = getattr(sink, "abort", None)
-            if abort is not None:
-                abort()
-            raise
+        write_frames(sink, frames)
         return Result(sink.statements_written, sink.frames_written)
+
+
+def write_frames(sink: Sink, frames: Iterable[tuple[Any, bool]]) -> None:
+    """Write ``(frame, is a message)`` pairs to ``sink`` and close it; on an error the sink is
+    aborted, where it can be (a Jelly or Jena writer leaves a path as it was)."""
+    try:
+        for frame, message in frames:
+            sink.write(frame, message)
+        sink.close()
+    except BaseException:
+        abort = getattr(sink, "abort", None)
+        if abort is not None:
+            abort()
+        raise
 
 
 #: (output, input) format pairs converted by copying undecoded frames.

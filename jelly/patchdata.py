@@ -274,20 +274,13 @@ def write_dataset(data: Dataset, destination: Output, *, format: str | None = No
     """Write a dataset in any format of the registry (``format``: a name, else the file
     extension); a path is replaced only when the whole write succeeded."""
     from . import formats
-    from .convert import TextFrame, _format, open_sink
+    from .convert import TextFrame, _format, open_sink, write_frames
     from .io import open_output
     fmt = _format(format, destination, "output", formats.RDF)
     frame = TextFrame(list(data), list(data.namespaces.items()))
     with open_output(destination) as out:
         sink = open_sink(out, fmt, _Held(data.quads), syntax=syntax)  # type: ignore[arg-type]
-        try:
-            sink.write(frame, False)
-            sink.close()
-        except BaseException:
-            abort = getattr(sink, "abort", None)
-            if abort is not None:
-                abort()
-            raise
+        write_frames(sink, [(frame, False)])
 
 
 def diff(a: Dataset, b: Dataset, *, transaction: bool = True) -> list[PatchOp]:
