@@ -14,7 +14,6 @@ choices made where the spec is silent are listed in ``docs/patch.md``.
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, overload
 
@@ -23,9 +22,10 @@ from ._patchencoder import PatchEncoder
 from ._patchops import (END_OF_PATCH, TX_ABORT, TX_COMMIT, TX_START, Add, Delete, EndOfPatch,
                         Header, PatchOp, PrefixAdd, PrefixDelete, TxAbort, TxCommit, TxStart)
 from .errors import JellyEncodeError, JellyError, JellyOptionsError
-from .io import Destination, open_frames
+from .io import Destination
 from .options import (DEFAULT_LIMITS, PATCH_PROTOCOL_VERSION, PATCH_STATEMENT_TYPES,
                       PATCH_STREAM_TYPES, PatchOptions, ReaderLimits, _preset_sizes)
+from .reader import FrameInput
 
 if TYPE_CHECKING:
     from ._decoder import _Terms
@@ -45,7 +45,7 @@ DEFAULT_ROWS_PER_FRAME = 1024
 
 # ------------------------------------------------------------------------------------ reading
 
-class PatchReader:
+class PatchReader(FrameInput):
     """A Jelly-Patch stream opened for reading.
 
     ``source`` is a path, ``"-"`` (stdin), a bytes-like object or a binary file object (pipes
@@ -58,48 +58,15 @@ class PatchReader:
     do not pair up.
     """
 
+    _decoder: PatchDecoder
+
     def __init__(self, source: Input, *, limits: ReaderLimits | None = None,
                  terms: _Terms = "native", strict: bool = False,
                  delimited: bool | None = None) -> None:
-        self.limits = limits if limits is not None else DEFAULT_LIMITS
-        self._decoder = PatchDecoder(limits=self.limits, terms=terms, strict=strict)
-        self._stack = contextlib.ExitStack()
-        self._frames = open_frames(source, self._stack, self.limits, delimited)
-        self._iter: Iterator[tuple[int, bytes | memoryview]] | None = None
-        self._error: JellyError | None = None
-        self._pending: list[PatchFrame] = []    # frames read ahead to learn the options
+        limits = limits if limits is not None else DEFAULT_LIMITS
+        self._decoder = PatchDecoder(limits=limits, terms=terms, strict=strict)
+        super().__init__(source, limits, delimited)
         self._finished = False
-
-    def __enter__(self) -> PatchReader:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def close(self) -> None:
-        self._stack.close()
-
-    def _next_raw(self) -> tuple[int, bytes | memoryview] | None:
-        if self._error is not None:     # a reader that failed stays failed
-            raise self._error
-        try:
-            if self._iter is None:
-                self._iter = iter(self._frames)
-            return next(self._iter, None)
-        except JellyError as exc:
-            self._error = exc
-            raise
-
-    def _next_frame(self) -> PatchFrame | None:
-        item = self._next_raw()
-        if item is None:
-            return None
-        try:
-            frame: PatchFrame = self._decoder.decode_frame(item[1], item[0])
-            return frame
-        except JellyError as exc:
-            self._error = exc
-            raise
 
     def _finish(self) -> list[PatchOp]:
         """The end of the stream: what it ends (END_OF_PATCH of a FLAT stream), once."""
@@ -108,21 +75,14 @@ class PatchReader:
         try:
             ops: list[PatchOp] = self._decoder.finish()
         except JellyError as exc:
-            self._error = exc
-            raise
+            raise self._failed(exc) from None
         self._finished = True
         return ops
 
     def frames(self) -> Iterator[PatchFrame]:
         """Each :class:`PatchFrame` in order (its operations end with ``END_OF_PATCH`` where a
         patch ends inside it; the end of a FLAT stream is no frame's)."""
-        while self._pending:
-            yield self._pending.pop(0)
-        while True:
-            frame = self._next_frame()
-            if frame is None:
-                break
-            yield frame
+        yield from self._frames_in_order()
         self._finish()
 
     def _chunks(self) -> Iterator[list[PatchOp]]:
@@ -143,8 +103,7 @@ class PatchReader:
                     yield chunk
                 yield decoder.end_frame().operations
             except JellyError as exc:
-                self._error = exc
-                raise
+                raise self._failed(exc) from None
         yield self._finish()
 
     def __iter__(self) -> Iterator[PatchOp]:
@@ -168,25 +127,8 @@ class PatchReader:
     def options(self) -> PatchOptions | None:
         """The patch options; reads ahead to the frame that holds them if needed (frames
         before it can only be empty).  ``None`` for an input without an options row."""
-        if self._decoder.options is None and self._iter is None:
-            while self._decoder.options is None:
-                frame = self._next_frame()
-                if frame is None:
-                    break
-                self._pending.append(frame)
-        options: PatchOptions | None = self._decoder.options
+        options: PatchOptions | None = self._read_options()
         return options
-
-    @property
-    def delimited(self) -> bool | None:
-        """True for the delimited variant, False for a single frame (None before reading)."""
-        return self._frames.delimited if self._iter is not None else None
-
-    @property
-    def frame_count(self) -> int:
-        """Frames decoded so far."""
-        count: int = self._decoder.frame_index
-        return count
 
 
 def _operations(source: Input, kwargs: dict[str, Any]) -> Iterator[list[PatchOp]]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator, TypeVar
 
 from ._decoder import Decoder, Frame
 from .errors import JellyError
@@ -21,7 +21,106 @@ if TYPE_CHECKING:
 STATEMENT_CHUNK = 4096
 
 
-class Reader:
+class FrameInput:
+    """What a reader of a Jelly or Jelly-Patch stream does with its input, frame by frame
+    (:class:`Reader`, :class:`jelly.patch.PatchReader`): the input opened (:func:`open_frames`)
+    and closed with the reader, frames read ahead to learn the options, and errors: a reader
+    that failed stays failed.  ``_decoder`` decodes a frame (``decode_frame(data, offset)``)
+    and knows the ``options`` and the ``frame_index``."""
+
+    _decoder: Any
+
+    def __init__(self, source: Input, limits: ReaderLimits, delimited: bool | None) -> None:
+        self.limits = limits
+        self._stack = contextlib.ExitStack()
+        self._frames = open_frames(source, self._stack, limits, delimited)
+        self._iter: Iterator[tuple[int, bytes | memoryview]] | None = None
+        self._error: JellyError | None = None
+        self._pending: list[Any] = []     # frames read ahead to learn the options
+        #: Size in bytes of the last frame read.
+        self.last_frame_size = 0
+        #: The bytes of the last frame read (without its length prefix).
+        self.last_frame: bytes | memoryview = b""
+
+    def __enter__(self: _R) -> _R:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._stack.close()
+
+    def _next_raw(self) -> tuple[int, bytes | memoryview] | None:
+        """The next (offset, frame bytes), or None at the end."""
+        if self._error is not None:
+            raise self._error
+        try:
+            if self._iter is None:
+                self._iter = iter(self._frames)
+            item = next(self._iter, None)
+        except JellyError as exc:
+            self._error = exc
+            raise
+        if item is not None:
+            self.last_frame = item[1]
+            self.last_frame_size = len(item[1])
+        return item
+
+    def _failed(self, exc: JellyError) -> JellyError:
+        """Remember the error: a reader that failed stays failed."""
+        self._error = exc
+        return exc
+
+    def _decoded(self, frame: Any) -> Any:
+        """What a reader does with each decoded frame (a hook)."""
+        return frame
+
+    def _next_frame(self) -> Any:
+        item = self._next_raw()
+        if item is None:
+            return None
+        try:
+            return self._decoded(self._decoder.decode_frame(item[1], item[0]))
+        except JellyError as exc:
+            raise self._failed(exc) from None
+
+    def _frames_in_order(self) -> Iterator[Any]:
+        while self._pending:
+            yield self._pending.pop(0)
+        while True:
+            frame = self._next_frame()
+            if frame is None:
+                return
+            yield frame
+
+    def _read_options(self) -> Any:
+        """The stream's options; reads ahead to the first frame that holds them if needed
+        (frames before it can only be empty)."""
+        if self._decoder.options is None and self._iter is None:
+            while self._decoder.options is None:
+                frame = self._next_frame()
+                if frame is None:
+                    break
+                self._pending.append(frame)
+        return self._decoder.options
+
+    @property
+    def delimited(self) -> bool | None:
+        """True for the delimited variant, False for a single-frame file (None before reading)."""
+        return self._frames.delimited if self._iter is not None else None
+
+    @property
+    def frame_count(self) -> int:
+        """Frames decoded so far."""
+        count: int = self._decoder.frame_index
+        return count
+
+
+_R = TypeVar("_R", bound=FrameInput)
+
+
+class Reader(FrameInput):
     """A Jelly stream opened for reading, frame by frame.
 
     ``source`` is a path, ``"-"`` (stdin), a bytes-like object or a binary file object (pipes
@@ -39,57 +138,24 @@ class Reader:
     different options starts a new stream: :attr:`Frame.stream_index`).
     """
 
+    _decoder: Decoder
+
     def __init__(self, source: Input, *, limits: ReaderLimits | None = None,
                  terms: _Terms = "native", output: str | StatementSink = "tuples",
                  strict: bool = False, factory: TermFactory | _PyFactory | None = None,
                  new_streams: bool = False, delimited: bool | None = None) -> None:
-        self.limits = limits if limits is not None else DEFAULT_LIMITS
+        limits = limits if limits is not None else DEFAULT_LIMITS
         # The decoder first: it checks the arguments before a file is opened.
-        self._decoder = Decoder(limits=self.limits, terms=terms, output=output, strict=strict,
+        self._decoder = Decoder(limits=limits, terms=terms, output=output, strict=strict,
                                 factory=factory, new_streams=new_streams)
         self._output = output
-        self._stack = contextlib.ExitStack()
-        self._frames = open_frames(source, self._stack, self.limits, delimited)
-        self._iter: Iterator[tuple[int, bytes | memoryview]] | None = None
-        self._error: JellyError | None = None
-        self._pending: list[Frame] = []   # frames read ahead to learn the options
-        #: Size in bytes of the last frame read.
-        self.last_frame_size = 0
-        #: The bytes of the last frame read (without its length prefix).
-        self.last_frame: bytes | memoryview = b""
+        super().__init__(source, limits, delimited)
         #: Namespace declarations seen so far (name -> IRI term); a later one replaces an earlier.
         self.namespaces: dict[str, Any] = {}
 
-    # -- context manager ---------------------------------------------------------------------
-
-    def __enter__(self) -> "Reader":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def close(self) -> None:
-        self._stack.close()
-
     # -- frames ------------------------------------------------------------------------------
 
-    def _next_raw(self) -> tuple[int, bytes | memoryview] | None:
-        """The next (offset, frame bytes), or None at the end."""
-        if self._error is not None:   # a reader that failed stays failed
-            raise self._error
-        try:
-            if self._iter is None:
-                self._iter = iter(self._frames)
-            item = next(self._iter, None)
-        except JellyError as exc:
-            self._error = exc
-            raise
-        if item is not None:
-            self.last_frame = item[1]
-            self.last_frame_size = len(item[1])
-        return item
-
-    def _finish(self, frame: Frame) -> Frame:
+    def _decoded(self, frame: Frame) -> Frame:
         for name, iri in frame.namespaces:
             self.namespaces[name] = iri
         return frame
@@ -99,27 +165,11 @@ class Reader:
         an input that looks like another format says so."""
         if self._decoder.frame_index == 0:
             exc = not_jelly(self._frames.head, exc)
-        self._error = exc
-        return exc
-
-    def _next_frame(self) -> Frame | None:
-        item = self._next_raw()
-        if item is None:
-            return None
-        try:
-            return self._finish(self._decoder.decode_frame(item[1], item[0]))
-        except JellyError as exc:
-            raise self._failed(exc) from None
+        return super()._failed(exc)
 
     def frames(self) -> Iterator[Frame]:
         """Yield each :class:`Frame` (statements, metadata, namespace declarations) in order."""
-        while self._pending:
-            yield self._pending.pop(0)
-        while True:
-            frame = self._next_frame()
-            if frame is None:
-                return
-            yield frame
+        return self._frames_in_order()
 
     def _statement_chunks(self) -> Iterator[_Statements]:
         decoder = self._decoder
@@ -143,7 +193,7 @@ class Reader:
                     # Let go of the chunk before the next is decoded: once the consumer is done
                     # with its statements, the next chunk reuses their memory (free lists).
                     del chunk
-                self._finish(decoder.end_frame())
+                self._decoded(decoder.end_frame())
             except JellyError as exc:
                 raise self._failed(exc) from None
 
@@ -160,23 +210,8 @@ class Reader:
         """The stream options; reads ahead to the first frame that holds them if needed (frames
         before it can only be empty).  ``None`` for an input without any options row.
         """
-        if self._decoder.options is None and self._iter is None:
-            while self._decoder.options is None:
-                frame = self._next_frame()
-                if frame is None:
-                    break
-                self._pending.append(frame)
-        return self._decoder.options
-
-    @property
-    def delimited(self) -> bool | None:
-        """True for the delimited variant, False for a single-frame file (None before reading)."""
-        return self._frames.delimited if self._iter is not None else None
-
-    @property
-    def frame_count(self) -> int:
-        """Frames decoded so far."""
-        return self._decoder.frame_index
+        options: StreamOptions | None = self._read_options()
+        return options
 
     @property
     def in_graph(self) -> bool:
