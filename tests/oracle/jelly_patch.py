@@ -35,7 +35,7 @@ import types
 from . import jelly_rdf as rd
 from .proto import load_proto
 from .terms import DEFAULT_GRAPH
-from .wire import RefDecodeError, has_field_zero, normalize_varints, split_frames
+from .wire import RefDecodeError, parse_frame, split_frames
 
 MAX_PATCH_VERSION = 1
 TRIPLES, QUADS = 1, 2
@@ -208,28 +208,7 @@ class _Decoder(rd._Decoder):
             out.append(("TC",) if kind == "transaction_commit" else ("TA",))
 
     def frame(self, payload: bytes, index: int) -> list:
-        pb2 = load_pb2()
-        msg = pb2.RdfPatchFrame()
-        try:
-            msg.ParseFromString(payload)
-        except Exception as e:  # google.protobuf.message.DecodeError
-            text = str(e).lower()
-            optional = "recursion" in text or "depth" in text
-            # upb reads tags and lengths of at most 5 bytes (see oracle.jelly_rdf)
-            norm = normalize_varints(payload, pb2.RdfPatchFrame.DESCRIPTOR)
-            ok = False
-            if norm is not None and norm != payload:
-                try:
-                    msg = pb2.RdfPatchFrame.FromString(norm)
-                    ok = True
-                except Exception:
-                    pass
-            if not ok:
-                raise RefDecodeError(f"protobuf: {e}", optional=optional) from None
-            self.soft("tag or length varint longer than 5 bytes")
-            payload = norm
-        if has_field_zero(payload, pb2.RdfPatchFrame.DESCRIPTOR):
-            raise RefDecodeError("protobuf: field number 0")
+        msg, _ = parse_frame(load_pb2().RdfPatchFrame, payload, self.soft)
         out: list = []
         for r in msg.rows:
             self.row(r, out)

@@ -34,7 +34,7 @@ import dataclasses
 
 from .proto import load_proto
 from .terms import DEFAULT_GRAPH, XSD_STRING
-from .wire import RefDecodeError, fields, has_field_zero, normalize_varints, split_frames
+from .wire import RefDecodeError, fields, parse_frame, split_frames
 
 # Reader caps of the reference decoder (the values Jelly-JVM uses and the spec's security
 # section refers to).
@@ -343,32 +343,7 @@ class _Decoder:
             raise RefDecodeError(f"unknown row kind {kind}")
 
     def frame(self, payload: bytes, index: int) -> RefFrame:
-        pb2 = load_pb2()
-        msg = pb2.RdfStreamFrame()
-        try:
-            msg.ParseFromString(payload)
-        except Exception as e:  # google.protobuf.message.DecodeError
-            text = str(e).lower()
-            optional = "recursion" in text or "depth" in text
-            # upb takes tags and lengths of at most 5 varint bytes; protobuf-java and C++
-            # read up to 10 (non-minimal) bytes.  If that is all that is wrong, read the
-            # minimal re-encoding and let the implementation choose.
-            norm = normalize_varints(payload, pb2.RdfStreamFrame.DESCRIPTOR)
-            ok = False
-            if norm is not None and norm != payload:
-                try:
-                    msg = pb2.RdfStreamFrame.FromString(norm)
-                    ok = True
-                except Exception:
-                    pass
-            if not ok:
-                raise RefDecodeError(f"protobuf: {e}", optional=optional) from None
-            self.soft("tag or length varint longer than 5 bytes")
-            payload = norm
-        if has_field_zero(payload, pb2.RdfStreamFrame.DESCRIPTOR):
-            # upb lets a field number 0 pass inside messages that have no fields
-            # (RdfDefaultGraph, RdfGraphEnd); protobuf's wire format has no field 0.
-            raise RefDecodeError("protobuf: field number 0")
+        msg, payload = parse_frame(load_pb2().RdfStreamFrame, payload, self.soft)
         # metadata is read by hand: upb drops a map entry that holds an unknown field (it
         # moves the whole entry to the frame's unknown fields), while protobuf's own
         # definition of a map entry -- a message with key = 1, value = 2 -- keeps it.

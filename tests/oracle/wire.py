@@ -217,3 +217,33 @@ def _group_has_field_zero(inner: bytes) -> bool:
             return False
         pos = skip_field(inner, pos, tag & 7, tag >> 3)
     return False
+
+
+def parse_frame(cls, payload: bytes, soft):
+    """``(message, payload)``: ``payload`` parsed by upb as the protobuf message class ``cls``.
+    upb takes tags and lengths of at most 5 varint bytes; protobuf-java and C++ read up to 10
+    (non-minimal) bytes.  If that is all that is wrong, the minimal re-encoding is read (and
+    returned), and ``soft`` is told, so that the implementation may choose.  upb lets a field
+    number 0 pass inside messages that have no fields (RdfDefaultGraph, RdfGraphEnd, ...);
+    protobuf's wire format has none: an error."""
+    msg = cls()
+    try:
+        msg.ParseFromString(payload)
+    except Exception as e:  # google.protobuf.message.DecodeError
+        text = str(e).lower()
+        optional = "recursion" in text or "depth" in text
+        norm = normalize_varints(payload, cls.DESCRIPTOR)
+        ok = False
+        if norm is not None and norm != payload:
+            try:
+                msg = cls.FromString(norm)
+                ok = True
+            except Exception:
+                pass
+        if not ok:
+            raise RefDecodeError(f"protobuf: {e}", optional=optional) from None
+        soft("tag or length varint longer than 5 bytes")
+        payload = norm
+    if has_field_zero(payload, cls.DESCRIPTOR):
+        raise RefDecodeError("protobuf: field number 0")
+    return msg, payload
