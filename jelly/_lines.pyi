@@ -18,6 +18,12 @@ MESSAGE: Final[_MessageMarker]
 def line_blocks(read: Callable[[int], Any], chunk_size: int,
                 reader: str) -> Iterator[tuple[bytearray, int]]: ...
 
+class LineParser:
+    """Parses complete lines held in a buffer (the state of a line-based text parser)."""
+
+def parse_lines(read: Callable[[int], Any], parser: LineParser, chunk_size: int, batch: int,
+                reader: str) -> Iterator[Any]: ...
+
 @final
 class UntilMessage:
     """The statements of a parse (an iterator of statements and ``MESSAGE`` items) up to the

@@ -1,16 +1,17 @@
 # cython: language_level=3, boundscheck=False, wraparound=False
 """Line-based text input, shared by the N-Triples / N-Quads codec (``_ntriples``) and the RDF
-Patch text reader (``_rdfpatch``): a binary stream in blocks of whole lines, and RDF message
-boundaries (``# @message`` lines) as the ``MESSAGE`` marker, which ``UntilMessage`` cuts a
-stream of statements at."""
+Patch text reader (``_rdfpatch``): a binary stream in blocks of whole lines, the parser state
+and loop over them (``LineParser``, ``parse_lines``), and RDF message boundaries
+(``# @message`` lines) as the ``MESSAGE`` marker, which ``UntilMessage`` cuts a stream of
+statements at."""
 
 cimport cython
 from cpython.bytearray cimport PyByteArray_AS_STRING, PyByteArray_GET_SIZE
 
-from .errors import JellyDecodeError
+from .errors import JellyDecodeError, RdfSyntaxError
 from .io import READ_ERRORS
 
-__all__ = ["MESSAGE", "UntilMessage", "line_blocks"]
+__all__ = ["MESSAGE", "UntilMessage", "line_blocks", "parse_lines"]
 
 
 @cython.final
@@ -71,6 +72,60 @@ def line_blocks(read, Py_ssize_t chunk_size, str reader):
         if cut:
             yield pending, cut
             del pending[:cut]
+
+
+cdef class LineParser:
+    """Parses complete lines held in a buffer; its state (line number, caches) persists across
+    buffers.  A format's parser says what a line holds (``_run``)."""
+
+    def __cinit__(self, *args, **kwargs):
+        self.line = 1
+        self.at_start = True
+
+    cdef int begin(self, bytearray buf, Py_ssize_t n) except -1:
+        cdef const unsigned char* d = <const unsigned char*>PyByteArray_AS_STRING(buf)
+        self.p = d
+        self.end = d + n
+        self.line_start = d
+        if self.at_start:
+            self.at_start = False
+            if n >= 3 and d[0] == 0xEF and d[1] == 0xBB and d[2] == 0xBF:
+                self.p = d + 3   # tolerate a UTF-8 byte order mark
+        return 0
+
+    cdef tuple step(self, Py_ssize_t limit):
+        # Small batches keep the objects young: a big batch of live statements gets promoted
+        # through the GC generations and triggers costly full collections.
+        cdef bint done = False
+        self.out = []
+        err = None
+        try:
+            done = self._run(limit)
+        except RdfSyntaxError as e:
+            err = e
+            done = True
+        out = self.out
+        self.out = None
+        return out, err, done
+
+    cdef int _run(self, Py_ssize_t limit) except -1:
+        raise NotImplementedError
+
+
+def parse_lines(read, LineParser parser, Py_ssize_t chunk_size, Py_ssize_t batch, str reader):
+    """The items ``parser`` finds in the input that ``read(n)`` gives, ``chunk_size`` bytes at a
+    time, parsed ``batch`` items at a time; a syntax error is raised after the items of the
+    lines before it.  ``reader`` names the reader in errors."""
+    cdef bint done
+    cdef list out
+    for pending, cut in line_blocks(read, chunk_size, reader):
+        parser.begin(pending, cut)
+        done = False
+        while not done:
+            out, err, done = parser.step(batch)
+            yield from out
+            if err is not None:
+                raise err
 
 
 @cython.final

@@ -29,6 +29,7 @@ from libc.stdint cimport uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, realloc
 from libc.string cimport memcmp, memcpy
 
+from jelly._lines cimport LineParser
 from jelly._terms cimport IRI, Literal, make_iri, make_bnode, make_literal, make_triple
 from jelly._ntchars cimport (utf8_seq, uchar_at, utf8_put, pn_chars_base, pn_chars_rest,
                              hash_span, is_absolute_iri, describe, is_message)
@@ -37,7 +38,7 @@ import io
 import re
 from functools import partial
 
-from ._lines import MESSAGE, UntilMessage, line_blocks
+from ._lines import MESSAGE, UntilMessage, parse_lines
 from .errors import RdfSyntaxError
 from .io import read_some
 
@@ -147,19 +148,12 @@ ctypedef struct _Slot:
 
 
 @cython.final
-cdef class _Parser:
-    """Parses complete lines held in a buffer; state (line number, caches) persists across
-    buffers."""
+cdef class _Parser(LineParser):
+    """N-Triples / N-Quads lines (the line state: :class:`jelly._lines.LineParser`)."""
 
-    cdef const unsigned char* p
-    cdef const unsigned char* end
-    cdef const unsigned char* line_start
-    cdef Py_ssize_t line
     cdef bint messages
     cdef bint relative_ok
-    cdef bint at_start
     cdef int syntax
-    cdef list out
     cdef _Slot* slots
     cdef char* sbuf
     cdef Py_ssize_t scap
@@ -171,11 +165,9 @@ cdef class _Parser:
         self.slots = <_Slot*>calloc(_CACHE_SLOTS, sizeof(_Slot))
         if self.slots == NULL:
             raise MemoryError()
-        self.line = 1
         self.messages = messages
         self.relative_ok = relative_ok
         self.syntax = syntax
-        self.at_start = True
 
     def __dealloc__(self):
         cdef Py_ssize_t i
@@ -185,36 +177,6 @@ cdef class _Parser:
                 free(self.slots[i].key)
             free(self.slots)
         free(self.sbuf)
-
-    cdef int begin(self, bytearray buf, Py_ssize_t n) except -1:
-        """Start on buf[:n] (whole lines); buf must not change until step() reports done."""
-        cdef const unsigned char* d = <const unsigned char*>PyByteArray_AS_STRING(buf)
-        self.p = d
-        self.end = d + n
-        self.line_start = d
-        if self.at_start:
-            self.at_start = False
-            if n >= 3 and d[0] == 0xEF and d[1] == 0xBB and d[2] == 0xBF:
-                self.p = d + 3   # tolerate a UTF-8 byte order mark
-        return 0
-
-    cdef tuple step(self, Py_ssize_t limit):
-        """Parse up to about `limit` items; returns (items, error or None, block done).
-
-        Small batches keep the objects young: a big batch of live statements gets promoted
-        through the GC generations and triggers costly full collections.
-        """
-        cdef bint done = False
-        self.out = []
-        err = None
-        try:
-            done = self._run(limit)
-        except RdfSyntaxError as e:
-            err = e
-            done = True
-        out = self.out
-        self.out = None
-        return out, err, done
 
     cdef int _run(self, Py_ssize_t limit) except -1:
         """Returns 1 at the end of the block, 0 once `limit` items are collected."""
@@ -715,20 +677,6 @@ cdef class _Parser:
         return term
 
 
-def _parse_chunks(read, _Parser parser, Py_ssize_t chunk_size):
-    cdef bint done
-    cdef list out
-    for pending, cut in line_blocks(read, chunk_size, "parse_nquads"):
-        parser.begin(pending, cut)
-        done = False
-        while not done:
-            out, err, done = parser.step(_BATCH)
-            for item in out:
-                yield item
-            if err is not None:
-                raise err
-
-
 def parse_nquads(source, *, messages=False, chunk_size=_DEFAULT_CHUNK, allow_relative_iris=False,
                  syntax=None):
     """Parse N-Triples / N-Quads from a binary stream or bytes.
@@ -753,7 +701,8 @@ def parse_nquads(source, *, messages=False, chunk_size=_DEFAULT_CHUNK, allow_rel
     chunk_size = int(chunk_size)
     if chunk_size < 1:
         raise ValueError("chunk_size must be positive")
-    return _parse_chunks(read, _Parser(bool(messages), bool(allow_relative_iris), code), chunk_size)
+    return parse_lines(read, _Parser(bool(messages), bool(allow_relative_iris), code), chunk_size,
+                       _BATCH, "parse_nquads")
 
 
 @cython.final

@@ -27,6 +27,7 @@ from libc.stdint cimport uint32_t
 
 from jelly._terms cimport IRI, Literal, Triple, DefaultGraph, make_iri, make_literal
 from jelly._ntchars cimport utf8_seq, pn_chars_base, pn_chars_rest, is_absolute_iri, describe
+from jelly._lines cimport LineParser
 from jelly._ntriples cimport TermScanner
 from jelly._ntformat cimport _term_nt, _lex_nt, _rdf12
 from jelly._ntformat import NQuadsWriter
@@ -39,7 +40,7 @@ from jelly._patchops cimport (PatchOp, Add, Delete, PrefixAdd, PrefixDelete, Hea
 import io
 from functools import partial
 
-from ._lines import line_blocks
+from ._lines import parse_lines
 from .errors import RdfSyntaxError
 from .io import read_some
 
@@ -82,51 +83,17 @@ cdef inline bint _digit(unsigned char c) noexcept:
 # Reading
 
 @cython.final
-cdef class _RowParser:
-    """Parses complete lines held in a buffer; state (line number, operations since the last
-    end of a patch) persists across buffers."""
+cdef class _RowParser(LineParser):
+    """RDF Patch rows (the line state: :class:`jelly._lines.LineParser`); the operations since
+    the last end of a patch are counted across buffers."""
 
     cdef TermScanner terms
-    cdef const unsigned char* p
-    cdef const unsigned char* end
-    cdef const unsigned char* line_start
-    cdef Py_ssize_t line
-    cdef bint at_start
     cdef bint strict                 # a strict syntax: literals only as objects
     cdef readonly Py_ssize_t open_ops  # operations since the last SEG (or the start)
-    cdef list out
 
     def __cinit__(self, syntax):
         self.terms = TermScanner(syntax)
         self.strict = syntax is not None
-        self.line = 1
-        self.at_start = True
-
-    cdef int begin(self, bytearray buf, Py_ssize_t n) except -1:
-        """Start on buf[:n] (whole lines); buf must not change until step() reports done."""
-        cdef const unsigned char* d = <const unsigned char*>PyByteArray_AS_STRING(buf)
-        self.p = d
-        self.end = d + n
-        self.line_start = d
-        if self.at_start:
-            self.at_start = False
-            if n >= 3 and d[0] == 0xEF and d[1] == 0xBB and d[2] == 0xBF:
-                self.p = d + 3   # tolerate a UTF-8 byte order mark
-        return 0
-
-    cdef tuple step(self, Py_ssize_t limit):
-        """Parse up to about `limit` operations; returns (operations, error or None, done)."""
-        cdef bint done = False
-        self.out = []
-        err = None
-        try:
-            done = self._run(limit)
-        except RdfSyntaxError as e:
-            err = e
-            done = True
-        out = self.out
-        self.out = None
-        return out, err, done
 
     cdef int _run(self, Py_ssize_t limit) except -1:
         cdef const unsigned char* p
@@ -426,16 +393,7 @@ cdef class _RowParser:
 
 
 def _parse_chunks(read, _RowParser parser, Py_ssize_t chunk_size):
-    cdef bint done
-    cdef list out
-    for pending, cut in line_blocks(read, chunk_size, "the RDF Patch text reader"):
-        parser.begin(pending, cut)
-        done = False
-        while not done:
-            out, err, done = parser.step(_BATCH)
-            yield from out
-            if err is not None:
-                raise err
+    yield from parse_lines(read, parser, chunk_size, _BATCH, "the RDF Patch text reader")
     if parser.open_ops:
         yield end_of_patch()              # the end of the input ends the last patch
 
