@@ -13,7 +13,9 @@ rows; ``skos-labels`` (multilingual SKOS labels) and ``knowledge-graph`` with
 ``jelly convert`` (segments of the default size) and, for the segment rows, once more with
 ``--segment-size 0``.  The two halves of ``sensors`` (by lines, in both formats) are converted
 by two independent ``--jobs 1`` processes started together: the most that two processes can
-make of this machine, for comparison with ``--jobs 2``.
+make of this machine, for comparison with ``--jobs 2``.  The same conversions are also timed
+as a library call, ``jelly.convert.convert(..., jobs=N)`` in a fresh process after its imports:
+the conversion itself, without the interpreter's start-up that every command pays.
 
 Every timed run but Spark's is a fresh process; the two sides of each ratio run in the same
 round, one after the other, and each ratio is the ratio of the medians over ``--repeat``
@@ -77,10 +79,17 @@ def run_timed(*cmds: list[str]) -> tuple[float, float]:
 # ------------------------------------------------------------------------------- workers
 
 def worker(args: argparse.Namespace) -> None:
-    """``--worker TOOL PATH``: one timed parse in this process (imports done); prints the
-    wall and CPU seconds and the statements as JSON."""
-    tool, path = args.worker_args
-    if tool == "jelly":
+    """``--worker TOOL PATH``: one timed parse in this process (imports done); ``--worker
+    convert PATH OUT JOBS``: one timed ``jelly.convert.convert`` (start-up excluded, as in a
+    program that converts files as it runs).  Prints the wall and CPU seconds (of this
+    process) as JSON."""
+    tool, path, *rest = args.worker_args
+    if tool == "convert":
+        from jelly.convert import convert
+
+        def run() -> int:
+            return convert(path, rest[0], jobs=int(rest[1])).statements
+    elif tool == "jelly":
         import jelly
 
         def run() -> int:
@@ -168,7 +177,8 @@ def bench_convert(args, files, results) -> None:
         for direction, src, ext in (("to-jelly", nt, ".jelly"), ("from-jelly", jl, ".nt")):
             suffix = ".jelly" if ext == ".nt" else ""   # the halves of the input
             halves = [files[f"half{h}{suffix}"] for h in (1, 2)]
-            for jobs in ((1, 2, "halves") if rnd % 2 == 0 else ("halves", 2, 1)):
+            order = (1, 2, "halves", "lib1", "lib2")
+            for jobs in (order if rnd % 2 == 0 else order[::-1]):
                 targets = [f"{out}-{jobs}-{h}{ext}" for h in (1, 2)] if jobs == "halves" \
                     else [f"{out}-{jobs}{ext}"]
                 for target in targets:
@@ -177,6 +187,12 @@ def bench_convert(args, files, results) -> None:
                 if jobs == "halves":            # two processes on the halves, at once
                     timed = run_timed(*(jelly_cmd() + ["convert", h, t, "--jobs", "1", "-q"]
                                         for h, t in zip(halves, targets)))
+                elif isinstance(jobs, str):     # the library call, start-up excluded
+                    done = json.loads(subprocess.run(
+                        [sys.executable, __file__, "--worker", "convert", src, targets[0],
+                         jobs[3:]], check=True, capture_output=True, text=True
+                    ).stdout.splitlines()[-1])
+                    timed = (done["seconds"], done["cpu"])
                 else:
                     timed = run_timed(jelly_cmd() + ["convert", src, targets[0], "--jobs",
                                                      str(jobs), "-q"])
@@ -188,7 +204,7 @@ def bench_convert(args, files, results) -> None:
     import jelly
     count = [sum(1 for _ in jelly.parse(f"{out}-{j}.jelly")) for j in (1, 2)]
     for ext in (".nt", ".jelly"):
-        for name in ("1", "2", "halves-1", "halves-2"):
+        for name in ("1", "2", "halves-1", "halves-2", "lib1", "lib2"):
             os.unlink(f"{out}-{name}{ext}")
     for direction in ("to-jelly", "from-jelly"):
         one, two = runs[f"{direction}/1"], runs[f"{direction}/2"]
@@ -199,6 +215,10 @@ def bench_convert(args, files, results) -> None:
             "halves_wall": median([w for w, _ in halves]),
             "halves_cpu": median([c for _, c in halves]),
             "runs": {"jobs1": one, "jobs2": two, "halves": halves}}
+        lib = [runs[f"{direction}/lib{j}"] for j in (1, 2)]
+        results["rows"][f"convert-{direction}"]["library"] = {
+            "jobs1_wall": median([w for w, _ in lib[0]]),
+            "jobs2_wall": median([w for w, _ in lib[1]]), "runs": lib}
         results["ceiling"][f"convert-{direction}"] = \
             median([w for w, _ in one]) / median([w for w, _ in halves])
         results["goals"][f"convert-{direction}"] = \
@@ -353,6 +373,13 @@ def report(args, results) -> str:
                     f"most two processes give here), wall s (CPU s) | {r['jobs1_wall']:.2f} "
                     f"({r['jobs1_cpu']:.2f}) | {r['halves_wall']:.2f} ({r['halves_cpu']:.2f}) "
                     f"| {results['ceiling'][key]:.2f}x | n/a |")
+            if "library" in r:
+                lib = r["library"]
+                lines.append(
+                    f"| {label[6:]} in a running program, `jelly.convert.convert(..., "
+                    f"jobs=1)` / `jobs=2` (start-up excluded), wall s | "
+                    f"{lib['jobs1_wall']:.2f} | {lib['jobs2_wall']:.2f} | "
+                    f"{lib['jobs1_wall'] / lib['jobs2_wall']:.2f}x | n/a |")
     if "segments" in rows:
         r = rows["segments"]
         row("file size: segmented / unsegmented, MB", f"{r['segmented_bytes'] / 1e6:.2f}",
