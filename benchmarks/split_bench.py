@@ -19,7 +19,8 @@ the conversion itself, without the interpreter's start-up that every command pay
 
 Every timed run but Spark's is a fresh process; the two sides of each ratio run in the same
 round, one after the other, and each ratio is the ratio of the medians over ``--repeat``
-rounds.  The CLI and Spark rows are wall times (the CLI ones start-up included; the CPU time
+rounds (the segmented read: the median of the rounds' own ratios over three times as many
+rounds, and, where valgrind is installed, the instructions callgrind counts).  The CLI and Spark rows are wall times (the CLI ones start-up included; the CPU time
 of the command and its worker processes is recorded too); the single-core parse rows are the
 CPU time of the parse, which a shared machine disturbs less than its wall time.  The load
 average before and after is recorded: on a machine shared with other work the parallel rows
@@ -89,6 +90,11 @@ def worker(args: argparse.Namespace) -> None:
 
         def run() -> int:
             return convert(path, rest[0], jobs=int(rest[1])).statements
+    elif tool == "import":                  # start-up only: the callgrind baseline
+        import jelly
+
+        def run() -> int:
+            return 0
     elif tool == "jelly":
         import jelly
 
@@ -227,11 +233,23 @@ def bench_convert(args, files, results) -> None:
     results["checks"]["jobs 2 Jelly statements == jobs 1"] = count[0] == count[1]
 
 
+def instructions(tool: str, path: str) -> int:
+    """Instructions of one ``--worker`` process under callgrind (repeatable, unlike time:
+    string hashing is fixed too)."""
+    done = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+                           sys.executable, __file__, "--worker", tool, path],
+                          check=True, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONHASHSEED": "0"})
+    return int(done.stderr.rsplit("Collected :", 1)[1].split()[0])
+
+
 def bench_segments(args, files, results) -> None:
     seg, plain = files["sensors.jelly"], files["sensors-plain.jelly"]
     size = os.path.getsize(seg) / os.path.getsize(plain)
     times: dict[str, list[float]] = {"segmented": [], "plain": []}
-    for rnd in range(args.repeat):
+    # Three times the rounds: a parse is short, and the two sides of a round run back to
+    # back, so the median of the rounds' own ratios leaves out most of the machine's drift.
+    for rnd in range(3 * args.repeat):
         order = ("segmented", "plain") if rnd % 2 == 0 else ("plain", "segmented")
         for which in order:
             times[which].append(parse_timed("jelly", seg if which == "segmented" else plain))
@@ -239,8 +257,14 @@ def bench_segments(args, files, results) -> None:
                                    "plain_bytes": os.path.getsize(plain),
                                    "segmented_read": median(times["segmented"]),
                                    "plain_read": median(times["plain"]), "runs": times}
+    if shutil.which("valgrind"):
+        base = instructions("import", seg)
+        results["rows"]["segments"]["instructions"] = {
+            "segmented": instructions("jelly", seg) - base,
+            "plain": instructions("jelly", plain) - base, "start-up": base}
     results["goals"]["segment-size"] = size
-    results["goals"]["segment-read"] = median(times["segmented"]) / median(times["plain"])
+    results["goals"]["segment-read"] = median(
+        [a / b for a, b in zip(times["segmented"], times["plain"])])
 
 
 def bench_parse(args, files, results) -> None:
@@ -384,8 +408,15 @@ def report(args, results) -> str:
         r = rows["segments"]
         row("file size: segmented / unsegmented, MB", f"{r['segmented_bytes'] / 1e6:.2f}",
             f"{r['plain_bytes'] / 1e6:.2f}", "segment-size", "{:.4f}")
-        row("single-core read: segmented / unsegmented, CPU s", f"{r['segmented_read']:.3f}",
-            f"{r['plain_read']:.3f}", "segment-read", "{:.3f}")
+        row("single-core read: segmented / unsegmented, CPU s (medians; the ratio: median of "
+            "the rounds' ratios)", f"{r['segmented_read']:.3f}", f"{r['plain_read']:.3f}",
+            "segment-read", "{:.3f}")
+        if "instructions" in r:
+            n = r["instructions"]
+            lines.append(f"| single-core read: segmented / unsegmented, millions of "
+                         f"instructions (callgrind, start-up subtracted) | "
+                         f"{n['segmented'] / 1e6:,.0f} | {n['plain'] / 1e6:,.0f} | "
+                         f"{n['segmented'] / n['plain']:.3f} | n/a |")
     if "spark" in rows:
         r = rows["spark"]
         row("Spark, one file: 1 partition / 2 partitions, s", f"{r['one_partition']:.2f}",
