@@ -3,7 +3,7 @@ segments cost, Spark reading one file in partitions, and literal-heavy parsing a
 
 Recipe (the table in docs/performance.md, "Splittable Jelly")::
 
-    python benchmarks/split_bench.py --statements 2000000 --repeat 5 \\
+    python benchmarks/split_bench.py --statements 2000000 --repeat 7 \\
         --out benchmarks/results/split.json
 
 Data (benchmarks/datagen.py, seed 1, prepared once in ``--work``): ``sensors`` with
