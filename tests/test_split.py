@@ -531,3 +531,76 @@ def test_jobs_need_a_plain_file(tmp_path):
     assert out[0] == _convert(tmp_path, src, "out.nq", 1)[0]
     with pytest.raises(jelly.JellyError, match="jobs"):
         convert(str(src), str(tmp_path / "x.nq"), jobs=0)
+
+
+# ------------------------------------------------------------------------- damaged inputs
+
+def _damaged(data: bytes, rng, alphabet: bytes | None = None) -> bytes:
+    """``data`` with one to three random edits: a byte replaced, a run deleted, bytes
+    inserted, or the end cut off."""
+    d = bytearray(data)
+    pick = (lambda: rng.choice(alphabet)) if alphabet else (lambda: rng.randrange(256))
+    for _ in range(rng.randint(1, 3)):
+        op, i = rng.random(), rng.randrange(len(d))
+        if op < 0.5:
+            d[i] = pick()
+        elif op < 0.7:
+            del d[i:i + rng.randint(1, 8)]
+        elif op < 0.85:
+            d[i:i] = bytes(pick() for _ in range(rng.randint(1, 4)))
+        else:
+            del d[i:]
+    return bytes(d)
+
+
+def test_damaged_segmented_files_convert_in_parts_as_in_order(tmp_path):
+    """Whatever a damaged file holds, ``--jobs 2`` gives the text or the error (type, message,
+    no output left) that ``--jobs 1`` gives: a part that does not verify is read in order."""
+    import random
+    rng = random.Random(14)
+    statements = [(jelly.IRI(f"{EX}s{i % 17}"), jelly.IRI(f"{EX}p{i % 5}"),
+                   jelly.Literal(f"v{i}", language="en") if i % 3 else jelly.IRI(f"{EX}o{i}"))
+                  for i in range(300)]
+    buf = io.BytesIO()
+    jelly.serialize(statements, buf, segment_size=20, rows_per_frame=8)
+    good = buf.getvalue()
+    assert len(parallel.plan(scan(good), len(good), len(good) // 20)) >= 10
+    src = tmp_path / "in.jelly"
+    differ = errors = 0
+    for _ in range(150):
+        src.write_bytes(_damaged(good, rng))
+        for name in ("out.nq", "out.nt"):
+            for jobs in (1, 2):
+                (tmp_path / f"{jobs}-{name}").unlink(missing_ok=True)
+            one = _convert(tmp_path, src, name, 1)
+            two = _convert(tmp_path, src, name, 2)
+            differ += one != two
+            if one[0] == "error":
+                errors += 1
+                assert not (tmp_path / f"2-{name}").exists()
+    assert differ == 0
+    assert 0 < errors < 300         # both damaged files that fail and that still read
+
+
+def test_damaged_text_converts_in_parts_as_in_order(tmp_path, small_chunks):
+    """The same for N-Quads text to Jelly in chunks: the statements, or the same error (the
+    line counted from the start of the file)."""
+    import random
+    rng = random.Random(14)
+    lines = [f'<{EX}s{i % 17}> <{EX}p{i % 5}> '
+             + (f'"v{i} \\u00e9"@en' if i % 3 else f'<{EX}o{i % 11}>')
+             + (f' <{EX}g{i % 2}>' if i % 4 == 0 else '') + ' .\n' for i in range(200)]
+    good = "".join(lines).encode()
+    src = tmp_path / "in.nq"
+    differ = errors = 0
+    for _ in range(150):
+        src.write_bytes(_damaged(good, rng, b'<>"@\\ .\n\r#_:^x\xc3\xff'))
+        one = _convert(tmp_path, src, "out.jelly", 1)
+        two = _convert(tmp_path, src, "out.jelly", 2)
+        if one[0] == "error":
+            errors += 1
+            differ += two != one
+        else:
+            differ += two[0] == "error" or sequential(two[0]) != sequential(one[0])
+    assert differ == 0
+    assert 0 < errors < 150
