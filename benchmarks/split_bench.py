@@ -20,9 +20,10 @@ the conversion itself, without the interpreter's start-up that every command pay
 Every timed run but Spark's is a fresh process; the two sides of each ratio run in the same
 round, one after the other, and each ratio is the ratio of the medians over ``--repeat``
 rounds (the segmented read: the median of the rounds' own ratios over three times as many
-rounds, and, where valgrind is installed, the instructions callgrind counts).  The CLI and Spark rows are wall times (the CLI ones start-up included; the CPU time
-of the command and its worker processes is recorded too); the single-core parse rows are the
-CPU time of the parse, which a shared machine disturbs less than its wall time.  The load
+rounds, and, where valgrind is installed, the instructions callgrind counts).  The CLI and
+Spark rows are wall times (the CLI ones start-up included; the CPU time of the command and its
+worker processes is recorded too); the single-core parse rows are the CPU time of the parse,
+which a shared machine disturbs less than its wall time.  The load
 average before and after is recorded: on a machine shared with other work the parallel rows
 measure the machine as much as jelly.
 """
@@ -400,7 +401,7 @@ def report(args, results) -> str:
             if "library" in r:
                 lib = r["library"]
                 lines.append(
-                    f"| {label[6:]} in a running program, `jelly.convert.convert(..., "
+                    f"| {label.removeprefix('jelly ')} in a running program, `jelly.convert.convert(..., "
                     f"jobs=1)` / `jobs=2` (start-up excluded), wall s | "
                     f"{lib['jobs1_wall']:.2f} | {lib['jobs2_wall']:.2f} | "
                     f"{lib['jobs1_wall'] / lib['jobs2_wall']:.2f}x | n/a |")
