@@ -401,8 +401,9 @@ def report(args, results) -> str:
             if "library" in r:
                 lib = r["library"]
                 lines.append(
-                    f"| {label.removeprefix('jelly ')} in a running program, `jelly.convert.convert(..., "
-                    f"jobs=1)` / `jobs=2` (start-up excluded), wall s | "
+                    f"| {label.removeprefix('jelly ')} in a running program, "
+                    f"`jelly.convert.convert(..., jobs=1)` / `jobs=2` (start-up excluded), "
+                    f"wall s | "
                     f"{lib['jobs1_wall']:.2f} | {lib['jobs2_wall']:.2f} | "
                     f"{lib['jobs1_wall'] / lib['jobs2_wall']:.2f}x | n/a |")
     if "segments" in rows:
