@@ -541,6 +541,8 @@ def _damaged(data: bytes, rng, alphabet: bytes | None = None) -> bytes:
     d = bytearray(data)
     pick = (lambda: rng.choice(alphabet)) if alphabet else (lambda: rng.randrange(256))
     for _ in range(rng.randint(1, 3)):
+        if not d:                   # all of it cut off
+            break
         op, i = rng.random(), rng.randrange(len(d))
         if op < 0.5:
             d[i] = pick()
