@@ -35,8 +35,10 @@ from ._options import ReadOptions, WriteOptions
 FORMAT = "jelly"
 
 _IO_BUFFER = 1 << 20
-#: Bytes read at a time when a file's segment starts are looked for.
+#: Bytes read at a time when a file's segment starts are looked for: few requests to an
+#: object store; blocks that stay in the CPU's cache for a local file (twice as fast there).
 _SCAN_BLOCK = 8 << 20
+_SCAN_BLOCK_LOCAL = 1 << 20
 
 
 # ------------------------------------------------------------------------------- schemas
@@ -186,18 +188,19 @@ def scan_file(path: str, limits: ReaderLimits = DEFAULT_LIMITS
     (read in blocks; only the frames' starts are looked at), or None if it cannot be split."""
     fs, inner = _fs.filesystem(path)
     info = fs.get_file_info(inner)
-    return _scan(path, info.size, info.mtime_ns, limits)
+    block = _SCAN_BLOCK_LOCAL if isinstance(fs, pafs.LocalFileSystem) else _SCAN_BLOCK
+    return _scan(path, info.size, info.mtime_ns, limits, block)
 
 
 @functools.lru_cache(maxsize=256)
-def _scan(path: str, size: int, mtime_ns: int | None, limits: ReaderLimits
+def _scan(path: str, size: int, mtime_ns: int | None, limits: ReaderLimits, block: int
           ) -> tuple[parallel.Scan, int] | None:
     # Per version of a file: a query plans its partitions more than once.
     with _fs.open_random_access(path) as f:
         head = f.read_at(min(size, 4), 0)
         if compression(head):
             return None
-        found = parallel.scan(f.read_at, size, limits, _SCAN_BLOCK)
+        found = parallel.scan(f.read_at, size, limits, block)
     return (found, size) if found is not None else None
 
 
