@@ -26,6 +26,7 @@ in worker processes (see :func:`jelly.convert.convert`).
 from __future__ import annotations
 
 import collections
+import contextlib
 import dataclasses
 import functools
 import io
@@ -418,7 +419,7 @@ class _Placed:
     whose outputs go into ``out`` one after the other in task order, each written once: by
     the worker itself at its offset of a plain file, or by this process.  Iterating gives
     each task's report ``(index, said)`` in order, once its output is placed, so that the
-    caller can stop (:meth:`offset` then is where the placed output ends).  A worker is sent
+    caller can stop (:attr:`offset` then is where the placed output ends).  A worker is sent
     its next task before its last output is placed, so no worker waits for the others; the
     tasks sent and not yet placed are bounded (memory is)."""
 
@@ -488,6 +489,15 @@ class _Placed:
         if self.fd_out is not None:
             self.out.seek(self.offset)                          # type: ignore[attr-defined]
 
+    @contextlib.contextmanager
+    def here(self) -> Iterator[None]:
+        """This process writes into ``out`` in the block: after the output placed so far,
+        before what is placed later."""
+        self.seek()
+        yield
+        if self.fd_out is not None:
+            self.offset = self.out.tell()                       # type: ignore[attr-defined]
+
     def close(self) -> None:
         """Let the workers go; ``out`` goes on where the placed output ends."""
         try:
@@ -509,8 +519,14 @@ class _Placed:
 
 def _placeable(out: BinaryWriter, method: str) -> int | None:
     """The descriptor of ``out`` if the workers can write into it at offsets: a plain file
-    (not opened for appending) of a process they were forked from."""
-    if method != "fork" or not isinstance(out, (io.BufferedWriter, io.FileIO)):
+    (:func:`_plain_file`) of a process they were forked from."""
+    return _plain_file(out) if method == "fork" else None
+
+
+def _plain_file(out: BinaryWriter) -> int | None:
+    """The descriptor of ``out`` if it is a plain file written at offsets (not opened for
+    appending): one that can be written at any place, and taken back."""
+    if not isinstance(out, (io.BufferedWriter, io.FileIO)):
         return None
     try:
         fd = out.fileno()
@@ -581,7 +597,7 @@ def convert_jelly_to_text(path: str, out: BinaryWriter, *, jobs: int, format: st
         found = scan(_blocks_at(src.fileno()), size, limits, 1 << 20)
         if found is None:
             return None
-        parts = plan(found, size, min(MAX_PART_BYTES, max(1, size // (jobs * PARTS_PER_JOB))))
+        parts = plan(found, size, min(MAX_PART_BYTES, size // (jobs * PARTS_PER_JOB)))
         if len(parts) < 2:
             return None
         placed = _Placed(out, jobs, _decode_part, [
@@ -599,14 +615,12 @@ def convert_jelly_to_text(path: str, out: BinaryWriter, *, jobs: int, format: st
                 if shadow is None:
                     shadow = _Sequential(opener(_read_at(src.fileno())), size, limits, True,
                                          dict(terms=_text_terms(syntax), output="lines"))
-                placed.seek()
-                for frame in shadow.frames(failed, parts[k].end_frame):
-                    sink.write(frame, False)
-                    statements += frame.statement_count
-                    frames += 1
-                sink.close()
-                if placed.fd_out is not None:
-                    placed.offset = out.tell()                      # type: ignore[attr-defined]
+                with placed.here():
+                    for frame in shadow.frames(failed, parts[k].end_frame):
+                        sink.write(frame, False)
+                        statements += frame.statement_count
+                        frames += 1
+                    sink.close()
         finally:
             placed.close()
     return statements, frames
@@ -729,9 +743,9 @@ def convert_text_to_jelly(path: str, out: BinaryWriter, *, jobs: int, options: S
             return None
         # A message log (a '# @message' line anywhere) is read in order (convert's
         # NQuadsSource).  The workers see the delimiters; an output that can be taken back is
-        # emptied when one does, any other is searched first.
+        # cut back to where it began when one does, any other is searched first.
         begin = None
-        if _placeable(out, "fork") is not None:
+        if _plain_file(out) is not None:
             out.flush()
             begin = out.tell()                                      # type: ignore[attr-defined]
         elif _contains(fd, size, b"@message"):
@@ -742,8 +756,7 @@ def convert_text_to_jelly(path: str, out: BinaryWriter, *, jobs: int, options: S
     statements = frames = 0
     try:
         for _, (n, k, message) in placed:
-            if message and begin is not None:
-                placed.offset = begin               # emptied below
+            if message:
                 break
             statements += n
             frames += k
@@ -751,6 +764,8 @@ def convert_text_to_jelly(path: str, out: BinaryWriter, *, jobs: int, options: S
             return statements, frames
     finally:
         placed.close()
+    assert begin is not None        # else the text was searched: it holds no delimiter
+    out.seek(begin)                                                 # type: ignore[attr-defined]
     out.truncate()                                                  # type: ignore[attr-defined]
     return None
 

@@ -488,6 +488,21 @@ def test_text_to_jelly_in_parts(tmp_path, small_chunks):
     assert _convert(tmp_path, late, "late.jelly", 2, segment_size=50, rows_per_frame=16) == one
 
 
+def test_a_late_message_delimiter_is_taken_back_where_workers_are_spawned(
+        tmp_path, small_chunks, monkeypatch):
+    """Where processes are spawned, not forked (macOS, Windows), the workers' output goes
+    through this process even into a plain file; a late message delimiter takes it all back
+    too, and the log is converted in one process into an output that holds nothing else."""
+    monkeypatch.setattr(parallel, "_start_method", lambda: "spawn")
+    lines = [f"<{EX}s{i % 7}> <{EX}p> \"{i}\" .\n" for i in range(300)]
+    late = tmp_path / "late.nt"
+    late.write_text("".join(lines[:250]) + "# @message\n" + "".join(lines[250:]),
+                    encoding="utf-8")
+    one = _convert(tmp_path, late, "late.jelly", 1, segment_size=20, rows_per_frame=16)
+    assert one[0] != "error" and one[1].statements == 300
+    assert _convert(tmp_path, late, "late.jelly", 2, segment_size=20, rows_per_frame=16) == one
+
+
 def test_text_to_jelly_in_parts_reports_the_first_error(tmp_path):
     """Workers run ahead of the parts being written: an error in a later chunk that comes
     first is still reported after the earlier one."""
