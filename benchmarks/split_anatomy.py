@@ -3,7 +3,7 @@
 
     python benchmarks/split_anatomy.py --out benchmarks/results/split-anatomy.json
 
-Four measurements, on the 2M-statement ``sensors`` file that ``split_bench.py`` prepares:
+Five measurements, on the 2M-statement ``sensors`` file that ``split_bench.py`` prepares:
 
 * ``engine``: conversions with ``jobs=2`` in this process, each worker's tasks and writes
   timed inside the worker: the time before the first task (scan, plan, starting the
@@ -18,6 +18,9 @@ Four measurements, on the 2M-statement ``sensors`` file that ``split_bench.py`` 
   site packages and jelly's imports, which every command pays), and the time a fresh process
   that has imported the CLI takes to import what ``--jobs`` needs (``multiprocessing``);
   medians over ``--repeat``.
+* ``spark_scan``: the Spark source's scan of the file for segment starts through pyarrow
+  (what planning the partitions of a large file reads), in the 1 MiB blocks it reads a local
+  file in and the 8 MiB blocks it reads an object store in; medians over ``--repeat``.
 * ``instructions`` (with valgrind): callgrind's instruction count for the one-process
   conversion and for decoding the parts one after the other as the workers do, less those
   of a process that only imports jelly (``PYTHONHASHSEED=0``: repeatable).
@@ -178,6 +181,23 @@ def startup(repeat: int) -> dict:
             "runs": {"command": command, "import_multiprocessing": imports}}
 
 
+def spark_scan(path: str, repeat: int) -> dict:
+    from jelly.options import DEFAULT_LIMITS
+    from jelly.spark import datasource
+    size = os.path.getsize(path)
+    out = {}
+    for name, block in (("local", datasource._SCAN_BLOCK_LOCAL),
+                        ("object store", datasource._SCAN_BLOCK)):
+        times = []
+        for _ in range(repeat):
+            datasource._scan.cache_clear()
+            start = time.perf_counter()
+            datasource._scan(path, size, None, DEFAULT_LIMITS, block)
+            times.append(time.perf_counter() - start)
+        out[name] = {"block": block, "seconds": statistics.median(times), "runs": times}
+    return out
+
+
 def _callgrind(mode: str, path: str, tmp: str) -> int:
     done = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
                            sys.executable, __file__, "--worker", mode, path, tmp],
@@ -223,6 +243,7 @@ def main(argv=None) -> None:
         results["engine"] = engine(args.input, args.repeat, tmp)
         results["vcpus"] = vcpus(args.input, args.repeat, tmp)
         results["startup"] = startup(args.repeat)
+        results["spark_scan"] = spark_scan(args.input, args.repeat)
         if shutil.which("valgrind"):
             results["instructions"] = instructions(args.input, tmp)
     results["load_after"] = split_bench.loadavg()
@@ -236,6 +257,8 @@ def main(argv=None) -> None:
     st = results["startup"]
     print(f"startup: `jelly convert --help` {st['command']:.3f} s; importing multiprocessing "
           f"{st['import_multiprocessing'] * 1e3:.1f} ms")
+    for name, r in results["spark_scan"].items():
+        print(f"Spark scan, {name} ({r['block'] >> 20} MiB blocks): {r['seconds'] * 1e3:.1f} ms")
     if "instructions" in results:
         n = results["instructions"]
         print(f"instructions: one-process conversion {n['one-process'] / 1e6:,.0f}M, parts as "
