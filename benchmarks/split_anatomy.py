@@ -199,11 +199,8 @@ def spark_scan(path: str, repeat: int) -> dict:
 
 
 def _callgrind(mode: str, path: str, tmp: str) -> int:
-    done = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
-                           sys.executable, __file__, "--worker", mode, path, tmp],
-                          check=True, capture_output=True, text=True,
-                          env={**os.environ, "PYTHONHASHSEED": "0"})
-    return int(done.stderr.rsplit("Collected :", 1)[1].split()[0])
+    import split_bench
+    return split_bench.callgrind(__file__, "--worker", mode, path, tmp)
 
 
 def worker(mode: str, path: str, tmp: str) -> None:

@@ -252,14 +252,18 @@ def bench_convert(args, files, results) -> None:
     results["checks"]["jobs 2 Jelly statements == jobs 1"] = count[0] == count[1] == count[2]
 
 
-def instructions(tool: str, path: str) -> int:
-    """Instructions of one ``--worker`` process under callgrind (repeatable, unlike time:
-    string hashing is fixed too)."""
+def callgrind(*args: str) -> int:
+    """Instructions of ``python ARGS`` under callgrind (repeatable, unlike time: string
+    hashing is fixed too)."""
     done = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
-                           sys.executable, __file__, "--worker", tool, path],
-                          check=True, capture_output=True, text=True,
+                           sys.executable, *args], check=True, capture_output=True, text=True,
                           env={**os.environ, "PYTHONHASHSEED": "0"})
     return int(done.stderr.rsplit("Collected :", 1)[1].split()[0])
+
+
+def instructions(tool: str, path: str) -> int:
+    """Instructions of one ``--worker`` process."""
+    return callgrind(__file__, "--worker", tool, path)
 
 
 def bench_segments(args, files, results) -> None:
