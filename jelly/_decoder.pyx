@@ -114,7 +114,9 @@ cdef class Decoder(TermDecoder):
     ``iri(str)``, ``bnode(str)``, ``literal(lex, language, datatype)``, ``triple(s, p, o)``,
     ``datatype(str)`` (the object passed to ``literal``) and a ``default_graph`` value.
     ``output`` shapes each frame's ``statements``: ``"tuples"``, ``"columns"`` (a tuple of
-    lists, one per position) or ``"lines"`` (N-Triples / N-Quads lines; needs ``terms="nt"``).
+    lists, one per position), ``"arrow"`` (a tuple of ``jelly._ntformat.StringColumn``, the
+    buffers of an Arrow string array per position; needs ``terms="nt"``) or ``"lines"``
+    (N-Triples / N-Quads lines; needs ``terms="nt"``).
     ``new_streams=True`` reads a frame that starts with different stream options as the start of
     a new stream (what concatenating two files gives) instead of rejecting it.
     ``segment=True``: the input starts at a segment start inside a stream (a frame that begins

@@ -4,7 +4,8 @@
 ``NQuadsWriter`` writes statements to a binary stream.  ``NTriplesTerms`` makes a decoder build
 every term as its N-Triples string (the default graph is ``None``) and ``LineSink`` turns
 decoded statements into N-Triples / N-Quads lines, so Jelly becomes text without building any
-term object.
+term object.  ``StringColumnSink`` (``output="arrow"``) puts each position's strings straight
+into the buffers of an Arrow string array (:class:`StringColumn`).
 """
 
 from typing import Any, Iterable, Literal, Protocol, final
@@ -75,6 +76,40 @@ class NTriplesTerms(TermFactory):
 @final
 class LineSink(StatementSink):
     """N-Triples / N-Quads lines (each ending in ``" .\\n"``) of N-Triples terms."""
+
+    def __init__(self, terms: NTriplesTerms) -> None:
+        """Raises ``ValueError`` unless ``terms`` is an :class:`NTriplesTerms`."""
+
+@final
+class StringColumn:
+    """One position's N-Triples strings (``None``: the default graph), as the buffers of an
+    Arrow ``string`` array: :meth:`buffers` gives the validity bitmap (None without nulls),
+    the int32 offsets and the UTF-8 data, for ``pyarrow.Array.from_buffers`` without a copy.
+    Once lent, the column can no longer grow."""
+
+    def __init__(self, rows: int = 0, size: int = 0) -> None:
+        """Room for ``rows`` strings of ``size`` bytes in all, to start with."""
+    def __len__(self) -> int: ...
+    @property
+    def nbytes(self) -> int:
+        """Bytes of UTF-8 data."""
+    @property
+    def null_count(self) -> int: ...
+    def add_nulls(self, count: int) -> int:
+        """Append ``count`` nulls."""
+    @staticmethod
+    def concat(columns: list[StringColumn]) -> StringColumn:
+        """One column holding the strings of ``columns`` one after the other (a batch of
+        frames), in a single copy."""
+    def buffers(self) -> list[memoryview | None]:
+        """``[validity, offsets, data]`` as read-only memoryviews (validity None without
+        nulls): the buffers of an Arrow ``string`` array of ``len(self)`` strings and
+        ``null_count`` nulls.  The column no longer grows after this."""
+
+@final
+class StringColumnSink(StatementSink):
+    """Each frame's statements as :class:`StringColumn` s, one per position
+    (``output="arrow"``; needs ``terms="nt"``)."""
 
     def __init__(self, terms: NTriplesTerms) -> None:
         """Raises ``ValueError`` unless ``terms`` is an :class:`NTriplesTerms`."""

@@ -13,14 +13,17 @@ from cpython.unicode cimport PyUnicode_KIND, PyUnicode_DATA, PyUnicode_GET_LENGT
 
 from ._terms cimport IRI, BlankNode, Literal, Triple, DefaultGraph
 from ._sink cimport TermFactory, StatementSink
-from ._buffer cimport utf8_of
-from libc.string cimport memcpy
+from ._buffer cimport utf8_of, WriteBuffer, wb_init, wb_free, wb_ensure, wb_bytes
+from libc.stdint cimport int32_t
+from libc.string cimport memcpy, memset
+from cpython.buffer cimport PyBuffer_FillInfo
 from cpython.bytearray cimport PyByteArray_AS_STRING, PyByteArray_Resize
 
 from ._ntriples import MESSAGE as _MESSAGE
 from .errors import JellyDecodeError, JellyEncodeError, JellyError
 
-__all__ = ["term_to_nt", "statement_to_nt", "NQuadsWriter", "NTriplesTerms", "LineSink"]
+__all__ = ["term_to_nt", "statement_to_nt", "NQuadsWriter", "NTriplesTerms", "LineSink",
+           "StringColumn", "StringColumnSink"]
 
 cdef str _XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
 
@@ -536,5 +539,234 @@ cdef class LineSink(StatementSink):
     cdef object take(self, bint quads):
         cdef list out = self.out
         self.out = []
+        self.pending = 0
+        return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Arrow string columns
+
+cdef extern from "Python.h":
+    bint PyUnicode_IS_COMPACT_ASCII(object)
+
+
+cdef enum:
+    # The most UTF-8 bytes an Arrow ``string`` array holds (its offsets are int32).
+    _MAX_COLUMN_BYTES = 0x7FFFFFFF
+
+
+@cython.final
+cdef class _Region:
+    """Bytes of a :class:`StringColumn`, lent through the buffer protocol (read-only); the
+    column lives as long as a view of them does."""
+    cdef StringColumn owner
+    cdef const unsigned char* ptr
+    cdef Py_ssize_t size
+
+    def __getbuffer__(self, Py_buffer* view, int flags):
+        PyBuffer_FillInfo(view, self, <void*>self.ptr, self.size, 1, flags)
+
+    def __releasebuffer__(self, Py_buffer* view):
+        pass
+
+
+cdef inline int _set_bit(WriteBuffer* b, Py_ssize_t i, bint v) except -1:
+    # Bit i of a validity bitmap that holds bits 0 .. i-1: a new byte every eight bits.
+    if (i & 7) == 0:
+        wb_ensure(b, 1)
+        b.data[b.len] = 0
+        b.len += 1
+    if v:
+        b.data[i >> 3] |= <unsigned char>(1 << (i & 7))
+    else:
+        b.data[i >> 3] &= <unsigned char>~(1 << (i & 7))
+    return 0
+
+
+@cython.final
+cdef class StringColumn:
+    """One position's N-Triples strings (``None``: the default graph), as the buffers of an
+    Arrow ``string`` array: :meth:`buffers` gives the validity bitmap (None without nulls),
+    the int32 offsets and the UTF-8 data, for ``pyarrow.Array.from_buffers`` without a copy.
+    Once lent, the column can no longer grow."""
+
+    cdef WriteBuffer data
+    cdef WriteBuffer offsets
+    cdef WriteBuffer valid              # data NULL until the first null
+    cdef Py_ssize_t n
+    cdef readonly Py_ssize_t null_count
+    cdef bint lent
+
+    def __cinit__(self, Py_ssize_t rows=0, Py_ssize_t size=0):
+        wb_init(&self.data, max(size, 64))
+        wb_init(&self.offsets, 4 * max(rows + 1, 16))
+        (<int32_t*>self.offsets.data)[0] = 0
+        self.offsets.len = 4
+
+    def __dealloc__(self):
+        wb_free(&self.data)
+        wb_free(&self.offsets)
+        wb_free(&self.valid)
+
+    def __len__(self):
+        return self.n
+
+    @property
+    def nbytes(self):
+        """Bytes of UTF-8 data."""
+        return self.data.len
+
+    cdef inline int _grow_check(self, Py_ssize_t extra) except -1:
+        if self.lent or self.data.len + extra > _MAX_COLUMN_BYTES:
+            self._cannot_grow()
+        return 0
+
+    cdef int _cannot_grow(self) except -1:
+        if self.lent:
+            raise ValueError("a StringColumn whose buffers are lent cannot grow")
+        raise JellyError(f"more than {<long>_MAX_COLUMN_BYTES} bytes of N-Triples text in one "
+                         f"column, more than an Arrow string array holds")
+
+    cdef int _validity(self) except -1:
+        # The bitmap starts at the first null: every string before it is valid.
+        cdef Py_ssize_t nbytes = (self.n + 7) >> 3
+        wb_init(&self.valid, max(nbytes, 16))
+        memset(self.valid.data, 0xFF, nbytes)
+        self.valid.len = nbytes
+        return 0
+
+    cdef int add(self, object term) except -1:
+        """Append a str, or a null for None."""
+        cdef const char* p
+        cdef Py_ssize_t k
+        if term is None:
+            return self.add_nulls(1)
+        if PyUnicode_IS_COMPACT_ASCII(<str?>term):     # most N-Triples: the str's own bytes
+            p = <const char*>PyUnicode_DATA(term)
+            k = PyUnicode_GET_LENGTH(term)
+        else:
+            utf8_of(term, &p, &k)
+        self._grow_check(k)
+        wb_bytes(&self.data, p, k)
+        wb_ensure(&self.offsets, 4)
+        (<int32_t*>(self.offsets.data + self.offsets.len))[0] = <int32_t>self.data.len
+        self.offsets.len += 4
+        if self.valid.data != NULL:
+            _set_bit(&self.valid, self.n, True)
+        self.n += 1
+        return 0
+
+    cpdef int add_nulls(self, Py_ssize_t count) except -1:
+        """Append ``count`` nulls."""
+        cdef Py_ssize_t i
+        cdef int32_t end = <int32_t>self.data.len
+        cdef int32_t* o
+        self._grow_check(0)
+        if count <= 0:
+            return 0
+        if self.valid.data == NULL:
+            self._validity()
+        wb_ensure(&self.offsets, 4 * count)
+        o = <int32_t*>(self.offsets.data + self.offsets.len)
+        for i in range(count):
+            o[i] = end
+            _set_bit(&self.valid, self.n + i, False)
+        self.offsets.len += 4 * count
+        self.n += count
+        self.null_count += count
+        return 0
+
+    @staticmethod
+    def concat(list columns):
+        """One column holding the strings of ``columns`` one after the other (a batch of frames),
+        in a single copy."""
+        cdef StringColumn c, out
+        cdef Py_ssize_t rows = 0, size = 0, i, base, at
+        cdef const int32_t* src
+        cdef int32_t* dst
+        cdef bint nulls = False
+        for c in columns:
+            rows += c.n
+            size += c.data.len
+            nulls = nulls or c.null_count > 0
+        out = StringColumn(rows, size)
+        out._grow_check(size)
+        if nulls:
+            out._validity()
+        for c in columns:
+            base = out.data.len
+            memcpy(out.data.data + base, c.data.data, c.data.len)
+            out.data.len += c.data.len
+            src = <const int32_t*>c.offsets.data
+            dst = <int32_t*>(out.offsets.data + out.offsets.len)
+            for i in range(c.n):
+                dst[i] = <int32_t>(src[i + 1] + base)
+            out.offsets.len += 4 * c.n
+            if nulls:
+                for i in range(c.n):
+                    at = out.n + i
+                    _set_bit(&out.valid, at, c.valid.data == NULL
+                             or (c.valid.data[i >> 3] >> (i & 7)) & 1)
+            out.n += c.n
+            out.null_count += c.null_count
+        return out
+
+    def buffers(self):
+        """``[validity, offsets, data]`` as read-only memoryviews (validity None without
+        nulls): the buffers of an Arrow ``string`` array of ``len(self)`` strings and
+        ``null_count`` nulls.  The column no longer grows after this."""
+        self.lent = True
+        return [self._region(&self.valid) if self.null_count else None,
+                self._region(&self.offsets), self._region(&self.data)]
+
+    cdef object _region(self, WriteBuffer* b):
+        cdef _Region r = _Region.__new__(_Region)
+        r.owner = self
+        r.ptr = b.data
+        r.size = b.len
+        return memoryview(r)
+
+
+@cython.final
+cdef class StringColumnSink(StatementSink):
+    """Each frame's statements as :class:`StringColumn` s, one per position
+    (``output="arrow"``; needs ``terms="nt"``)."""
+
+    cdef StringColumn s, p, o, g
+
+    def __init__(self, terms):
+        if not isinstance(terms, NTriplesTerms):
+            raise ValueError("output='arrow' needs terms='nt'")
+        self.s = StringColumn()
+        self.p = StringColumn()
+        self.o = StringColumn()
+        self.g = StringColumn()
+
+    cdef int triple(self, object s, object p, object o) except -1:
+        self.s.add(s)
+        self.p.add(p)
+        self.o.add(o)
+        self.pending += 1
+        return 0
+
+    cdef int quad(self, object s, object p, object o, object g) except -1:
+        self.s.add(s)
+        self.p.add(p)
+        self.o.add(o)
+        self.g.add(g)
+        self.pending += 1
+        return 0
+
+    cdef object take(self, bint quads):
+        cdef Py_ssize_t rows = self.pending
+        if self.s.n == 0 and self.g.n == 0:     # nothing collected: keep the sized columns
+            return ((StringColumn(), StringColumn(), StringColumn(), StringColumn()) if quads
+                    else (StringColumn(), StringColumn(), StringColumn()))
+        out = (self.s, self.p, self.o, self.g) if quads else (self.s, self.p, self.o)
+        # The next frame's columns, sized like this frame's (frames of a stream are alike).
+        self.s = StringColumn(rows, self.s.data.len)
+        self.p = StringColumn(rows, self.p.data.len)
+        self.o = StringColumn(rows, self.o.data.len)
+        self.g = StringColumn(rows, self.g.data.len)
         self.pending = 0
         return out

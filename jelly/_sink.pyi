@@ -3,7 +3,8 @@
 A decoder asks its ``TermFactory`` for every term it builds and hands every statement to its
 ``StatementSink``.  Built in: the factories ``NativeTerms`` (jelly's own terms) and ``PyTerms``
 (an object with Python callables, e.g. the rdflib adapter's), ``jelly._ntformat.NTriplesTerms``;
-the sinks ``TupleSink``, ``ColumnSink`` and ``jelly._ntformat.LineSink``.  Their building
+the sinks ``TupleSink``, ``ColumnSink``, ``jelly._ntformat.LineSink`` and
+``jelly._ntformat.StringColumnSink``.  Their building
 methods are C-level only.
 """
 

@@ -7,7 +7,8 @@ to the IRI cache) and hands every statement to its ``StatementSink``.  Built in:
 * factories: ``NativeTerms`` (jelly's own terms), ``PyTerms`` (wraps an object with Python
   callables, e.g. the rdflib adapter's); ``jelly._ntformat`` adds ``NTriplesTerms``;
 * sinks: ``TupleSink`` (a list of ``(s, p, o[, g])`` tuples), ``ColumnSink`` (a tuple of lists,
-  one per position: what Arrow wants); ``jelly._ntformat`` adds ``LineSink``.
+  one per position); ``jelly._ntformat`` adds ``LineSink`` and ``StringColumnSink`` (Arrow
+  string buffers).
 
 ``term_factory`` and ``statement_sink`` resolve the names the public API takes (``terms="nt"``,
 ``output="columns"``); factories and sinks that live elsewhere are imported on first use, so
@@ -183,7 +184,7 @@ cdef class ColumnSink(StatementSink):
 # Names the public API takes, and where the compiled classes live (imported on first use).
 TERM_FACTORIES = {"native": "jelly._sink:NativeTerms", "nt": "jelly._ntformat:NTriplesTerms"}
 SINKS = {"tuples": "jelly._sink:TupleSink", "columns": "jelly._sink:ColumnSink",
-         "lines": "jelly._ntformat:LineSink"}
+         "lines": "jelly._ntformat:LineSink", "arrow": "jelly._ntformat:StringColumnSink"}
 
 
 def _load(spec):
@@ -216,4 +217,4 @@ cdef StatementSink statement_sink(object output, TermFactory terms):
     cls = _load(spec)
     if cls is TupleSink:
         return TupleSink(terms.acyclic)
-    return cls(terms) if output == "lines" else cls()
+    return cls(terms) if output in ("lines", "arrow") else cls()

@@ -131,8 +131,10 @@ class Reader(FrameInput):
     :class:`~jelly.BlankNode`, :class:`~jelly.Literal`, :class:`~jelly.Triple`), ``"nt"``
     (N-Triples strings; default graph ``None``) or a term factory (see
     :class:`jelly.Decoder`; ``factory=`` is an older name for it).  ``output`` shapes
-    :attr:`Frame.statements`: ``"tuples"``, ``"columns"`` (a tuple of lists, one per position:
-    what Arrow and Spark want) or ``"lines"`` (N-Triples / N-Quads lines, with ``terms="nt"``).
+    :attr:`Frame.statements`: ``"tuples"``, ``"columns"`` (a tuple of lists, one per
+    position), ``"arrow"`` (with ``terms="nt"``: a tuple of ``jelly._ntformat.StringColumn``, the
+    buffers of an Arrow string array per position) or ``"lines"`` (N-Triples / N-Quads lines,
+    with ``terms="nt"``).
     ``strict=True`` also rejects RDF-star and generalized terms that the stream options do not
     announce.  ``new_streams=True`` reads concatenated streams (a frame that starts with
     different options starts a new stream: :attr:`Frame.stream_index`).
@@ -200,8 +202,9 @@ class Reader(FrameInput):
     def __iter__(self) -> Iterator[tuple[Any, ...]]:
         """Iterate every statement: ``(s, p, o)`` for TRIPLES streams, ``(s, p, o, g)``
         otherwise.  Large frames are decoded a few thousand statements at a time."""
-        if self._output == "columns":
-            raise ValueError("a reader with output='columns' is read frame by frame (frames())")
+        if self._output in ("columns", "arrow"):
+            raise ValueError(f"a reader with output={self._output!r} is read frame by frame "
+                             f"(frames())")
         # chain walks each chunk in C: no Python frame per statement.
         return itertools.chain.from_iterable(self._statement_chunks())
 

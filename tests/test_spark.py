@@ -551,7 +551,7 @@ def test_arrow_batches_without_spark():
     sts = make_statements("quads", n=100)
     data = jelly.serialize(sts, rdf_star=True, rows_per_frame=8)
     schema = js.datasource.arrow_schema(js.statements_schema("nt"))
-    frames = jelly.parse_frames(data, terms="nt", output="columns")
+    frames = jelly.parse_frames(data, **_arrow.decoder_kwargs("nt"))
     batches = list(_arrow.statement_batches(frames, schema, "nt", batch_rows=30))
     assert all(b.schema.equals(schema) for b in batches)
     assert sum(b.num_rows for b in batches) == 100
@@ -564,6 +564,26 @@ def test_arrow_batches_without_spark():
     back = [st for b in batches for st in _arrow.batch_statements(b, conv, True)]
     assert [tuple(DEFAULT_GRAPH if t is None else t for t in st) for st in back] == \
         [tuple(st) for st in jelly.parse(data)]
+
+
+def test_batches_stop_short_of_what_an_arrow_string_array_holds(monkeypatch):
+    # Repeated terms make text far larger than Jelly: a batch must not pass 2 GiB of it in a
+    # column.  The limit, made small here, cuts batches between frames.
+    sts = make_statements("quads", n=60)
+    data = jelly.serialize(sts, rdf_star=True, rows_per_frame=7)
+    schema = js.datasource.arrow_schema(js.statements_schema("nt"))
+    whole = pa.Table.from_batches(list(_arrow.statement_batches(
+        jelly.parse_frames(data, **_arrow.decoder_kwargs("nt")), schema, "nt")))
+    text = [sum(len(v.encode()) for v in whole.column(i).to_pylist()) for i in range(3)]
+    limit = max(text) // 3
+    monkeypatch.setattr(_arrow, "MAX_COLUMN_BYTES", limit)
+    batches = list(_arrow.statement_batches(
+        jelly.parse_frames(data, **_arrow.decoder_kwargs("nt")), schema, "nt"))
+    assert len(batches) >= 3
+    for b in batches:
+        assert max(sum(len(v.encode()) for v in b.column(i).to_pylist())
+                   for i in range(3)) <= limit
+    assert pa.Table.from_batches(batches).equals(whole)
 
 
 def test_struct_terms_without_spark():

@@ -1,8 +1,10 @@
 """Arrow conversions between the core's columns and Spark's rows (no pyspark in this module).
 
-Reading: the decoder's column output (``terms="nt", output="columns"``: one list of N-Triples
-strings per position) is accumulated frame by frame into lists and turned into Arrow arrays once
-per batch, so no Python object is made per row beyond the strings themselves.
+Reading: with N-Triples strings the decoder writes each frame's terms straight into the
+buffers of Arrow string arrays (``terms="nt", output="arrow"``: one
+:class:`jelly._ntformat.StringColumn` per position), which are joined in one copy per batch:
+no Python object per row or term.  Term structs come from the decoder's column output of jelly
+terms (``output="columns"``), accumulated in lists and converted once per batch.
 
 Writing: each string column of a record batch is dictionary-encoded by Arrow (in C++); only the
 distinct strings are parsed into jelly terms, and the column of terms is gathered from the
@@ -14,6 +16,7 @@ from __future__ import annotations
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .._ntformat import StringColumn
 from .._ntriples import TermParser
 from .._terms import BlankNode, IRI, Literal, Triple
 from ..errors import JellyEncodeError
@@ -45,10 +48,12 @@ TERM_STRUCT = pa.struct([
 # ------------------------------------------------------------------------------- reading
 
 
-def _term_array(values: list, typ: pa.DataType, layout: str) -> pa.Array:
+def decoder_kwargs(layout: str) -> dict:
+    """``terms`` and ``output`` of a decoder whose frames go into :func:`new_columns` of
+    ``layout``."""
     if layout == "nt":
-        return pa.array(values, type=typ)
-    return terms_to_struct(values, typ)
+        return {"terms": "nt", "output": "arrow"}
+    return {"terms": "native", "output": "columns"}
 
 
 def terms_to_struct(terms: list, typ: pa.DataType = TERM_STRUCT) -> pa.StructArray:
@@ -94,8 +99,9 @@ def _columns_of(frame):
     return st[0], st[1], st[2], None
 
 
-class _StatementColumns:
-    """Statement columns accumulated over frames."""
+class _TermColumns:
+    """Statement columns of jelly terms (``output="columns"``) accumulated over frames, made
+    into term structs once per batch."""
 
     __slots__ = ("s", "p", "o", "g", "rows", "g_nulls")
 
@@ -103,6 +109,9 @@ class _StatementColumns:
         self.s, self.p, self.o, self.g = [], [], [], []
         self.rows = 0
         self.g_nulls = 0    # leading rows of TRIPLES frames, before the g list was needed
+
+    def fits(self, frame) -> bool:
+        return True
 
     def add(self, frame) -> int:
         s, p, o, g = _columns_of(frame)
@@ -123,15 +132,75 @@ class _StatementColumns:
         self.rows += n
         return n
 
-    def arrays(self, types, layout):
-        s = _term_array(self.s, types[0], layout)
-        p = _term_array(self.p, types[1], layout)
-        o = _term_array(self.o, types[2], layout)
+    def arrays(self, types) -> list:
+        arrays = [terms_to_struct(col, typ) for col, typ in zip((self.s, self.p, self.o), types)]
         if self.g_nulls == self.rows:
-            g = pa.nulls(self.rows, type=types[3])
+            arrays.append(pa.nulls(self.rows, type=types[3]))
         else:
-            g = _term_array(self.g, types[3], layout)
-        return [s, p, o, g]
+            arrays.append(terms_to_struct(self.g, types[3]))
+        return arrays
+
+
+#: Bytes of one Arrow string array at most (int32 offsets).
+MAX_COLUMN_BYTES = 0x7FFFFFFF
+
+
+class _StringColumns:
+    """Statement columns of N-Triples strings (``output="arrow"``) accumulated over frames:
+    each frame's :class:`StringColumn` s, joined into Arrow string arrays once per batch."""
+
+    __slots__ = ("parts", "rows", "nbytes", "has_g")
+
+    def __init__(self) -> None:
+        self.parts: tuple[list, list, list, list] = ([], [], [], [])
+        self.rows = 0
+        self.nbytes = [0, 0, 0, 0]
+        self.has_g = False
+
+    def fits(self, frame) -> bool:
+        """Whether ``frame`` can join the batch without a column passing what an Arrow string
+        array holds."""
+        return all(self.nbytes[i] + col.nbytes <= MAX_COLUMN_BYTES
+                   for i, col in enumerate(frame.statements))
+
+    def add(self, frame) -> int:
+        columns = frame.statements
+        n = len(columns[0])
+        for i, col in enumerate(columns):
+            self.parts[i].append(col)
+            self.nbytes[i] += col.nbytes
+        if len(columns) == 4:
+            self.has_g = True
+        else:
+            self.parts[3].append(n)       # a TRIPLES frame: n default-graph nulls
+        self.rows += n
+        return n
+
+    def arrays(self, types) -> list:
+        arrays = [_string_array(StringColumn.concat(part), typ)
+                  for part, typ in zip(self.parts[:3], types)]
+        if not self.has_g:
+            arrays.append(pa.nulls(self.rows, type=types[3]))
+        else:
+            g = []
+            for part in self.parts[3]:
+                if isinstance(part, int):
+                    nulls = StringColumn()
+                    nulls.add_nulls(part)
+                    part = nulls
+                g.append(part)
+            arrays.append(_string_array(StringColumn.concat(g), types[3]))
+        return arrays
+
+
+def _string_array(col: StringColumn, typ: pa.DataType) -> pa.Array:
+    return pa.Array.from_buffers(typ, len(col), [None if b is None else pa.py_buffer(b)
+                                                 for b in col.buffers()], col.null_count)
+
+
+def new_columns(layout: str):
+    """Columns to accumulate frames of a decoder made with :func:`decoder_kwargs`."""
+    return _StringColumns() if layout == "nt" else _TermColumns()
 
 
 def statement_batches(frames, schema: pa.Schema, layout: str = "nt",
@@ -139,18 +208,21 @@ def statement_batches(frames, schema: pa.Schema, layout: str = "nt",
     """Record batches of ``schema`` (``s, p, o, g`` [, ``path``]) from decoded frames (column
     output), about ``batch_rows`` rows each; no batch for an input without statements."""
     types = [schema.field(name).type for name in POSITIONS]
-    cols = _StatementColumns()
+    cols = new_columns(layout)
     for frame in frames:
+        if cols.rows and not cols.fits(frame):
+            yield _statement_batch(cols, types, schema, path)
+            cols = new_columns(layout)
         cols.add(frame)
         if cols.rows >= batch_rows:
-            yield _statement_batch(cols, types, schema, layout, path)
-            cols = _StatementColumns()
+            yield _statement_batch(cols, types, schema, path)
+            cols = new_columns(layout)
     if cols.rows:
-        yield _statement_batch(cols, types, schema, layout, path)
+        yield _statement_batch(cols, types, schema, path)
 
 
-def _statement_batch(cols, types, schema, layout, path):
-    arrays = cols.arrays(types, layout)
+def _statement_batch(cols, types, schema, path):
+    arrays = cols.arrays(types)
     if "path" in schema.names:
         arrays.append(pa.array([path] * cols.rows, type=schema.field("path").type))
     return pa.RecordBatch.from_arrays(arrays, schema=schema)
@@ -167,8 +239,11 @@ def frame_batches(frames, schema: pa.Schema, layout: str = "nt",
     map_type = schema.field("metadata").type
     state = None
     for frame in frames:
+        if state is not None and not state[2].fits(frame):
+            yield _frame_batch(state, schema, list_type, struct_type, types, map_type, path)
+            state = None
         if state is None:
-            state = ([], [0], _StatementColumns(), [0], [], [])
+            state = ([], [0], new_columns(layout), [0], [], [])
         indexes, offsets, cols, moffsets, mkeys, mvalues = state
         indexes.append(frame.index)
         cols.add(frame)
@@ -178,16 +253,15 @@ def frame_batches(frames, schema: pa.Schema, layout: str = "nt",
             mvalues.append(value)
         moffsets.append(len(mkeys))
         if cols.rows >= batch_rows:
-            yield _frame_batch(state, schema, list_type, struct_type, types, map_type, layout,
-                               path)
+            yield _frame_batch(state, schema, list_type, struct_type, types, map_type, path)
             state = None
     if state is not None:
-        yield _frame_batch(state, schema, list_type, struct_type, types, map_type, layout, path)
+        yield _frame_batch(state, schema, list_type, struct_type, types, map_type, path)
 
 
-def _frame_batch(state, schema, list_type, struct_type, types, map_type, layout, path):
+def _frame_batch(state, schema, list_type, struct_type, types, map_type, path):
     indexes, offsets, cols, moffsets, mkeys, mvalues = state
-    children = cols.arrays(types, layout)
+    children = cols.arrays(types)
     values = pa.StructArray.from_arrays(children, fields=list(struct_type))
     statements = pa.ListArray.from_arrays(pa.array(offsets, type=pa.int32()), values,
                                           type=list_type)
@@ -374,16 +448,18 @@ def frames_of_batch(batch, conv: TermConverter, with_graph: bool):
 # ------------------------------------------------------------------------------- column helpers
 
 
-def statement_arrays(cols: _StatementColumns, fields, layout: str) -> list:
-    """The ``s, p, o, g`` arrays of accumulated columns, typed as ``fields``."""
-    return cols.arrays([f.type for f in fields], layout)
+def statement_arrays(cols, fields) -> list:
+    """The ``s, p, o, g`` arrays of accumulated columns (:func:`new_columns`), typed as
+    ``fields``."""
+    return cols.arrays([f.type for f in fields])
 
 
 def list_of_statements(frames, list_type: pa.DataType, layout: str) -> pa.ListArray:
-    """A list array with one entry per element of ``frames`` (a decoded frame, or None for a
-    null entry): the frame's statements as structs of ``list_type``'s value type."""
+    """A list array with one entry per element of ``frames`` (a frame decoded as
+    :func:`decoder_kwargs` says, or None for a null entry): the frame's statements as structs
+    of ``list_type``'s value type."""
     struct_type = list_type.value_type
-    cols = _StatementColumns()
+    cols = new_columns(layout)
     offsets = [0]
     nulls = []
     for frame in frames:
@@ -393,12 +469,8 @@ def list_of_statements(frames, list_type: pa.DataType, layout: str) -> pa.ListAr
             nulls.append(False)
             cols.add(frame)
         offsets.append(cols.rows)
-    children = cols.arrays([f.type for f in struct_type], layout)
+    children = cols.arrays([f.type for f in struct_type])
     values = pa.StructArray.from_arrays(children, fields=list(struct_type))
     mask = pa.array(nulls, type=pa.bool_()) if any(nulls) else None
     return pa.ListArray.from_arrays(pa.array(offsets, type=pa.int32()), values, type=list_type,
                                     mask=mask)
-
-
-def new_columns() -> _StatementColumns:
-    return _StatementColumns()

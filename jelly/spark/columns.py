@@ -64,10 +64,10 @@ def _check_binary(df: DataFrame, column: str) -> None:
                                 f"not {df.schema[column].dataType.simpleString()}")
 
 
-def _emit(batch, keep, indices, cols, schema, layout):
+def _emit(batch, keep, indices, cols, schema):
     fields = [schema.field(name) for name in ("s", "p", "o", "g")]
     arrays = [batch.column(name).take(pa.array(indices, type=pa.int64())) for name in keep]
-    arrays += _arrow.statement_arrays(cols, fields, layout)
+    arrays += _arrow.statement_arrays(cols, fields)
     return pa.RecordBatch.from_arrays(arrays, schema=schema)
 
 
@@ -75,18 +75,22 @@ def _statement_batches(batch, values, decode, keep, schema, layout, batch_rows):
     """Arrow batches of the statements of the frames in ``values`` (the binary column of
     ``batch``; ``decode(i, data)`` decodes the i-th as columns), each statement row with the
     ``keep`` columns of its frame's row."""
-    cols = _arrow.new_columns()
+    cols = _arrow.new_columns(layout)
     indices: list = []
     for i, data in enumerate(values):
         if data is None:
             continue
-        n = cols.add(decode(i, bytes(data)))
+        frame = decode(i, bytes(data))
+        if cols.rows and not cols.fits(frame):
+            yield _emit(batch, keep, indices, cols, schema)
+            cols, indices = _arrow.new_columns(layout), []
+        n = cols.add(frame)
         indices.extend([i] * n)
         if cols.rows >= batch_rows:
-            yield _emit(batch, keep, indices, cols, schema, layout)
-            cols, indices = _arrow.new_columns(), []
+            yield _emit(batch, keep, indices, cols, schema)
+            cols, indices = _arrow.new_columns(layout), []
     if cols.rows:
-        yield _emit(batch, keep, indices, cols, schema, layout)
+        yield _emit(batch, keep, indices, cols, schema)
 
 
 def decode_frames(df: DataFrame, column: str = "value", *, terms: str = "nt",
@@ -102,11 +106,10 @@ def decode_frames(df: DataFrame, column: str = "value", *, terms: str = "nt",
     layout = parse_layout(terms)
     keep = [c for c in df.columns if c != column] if keep is None else _names(keep)
     schema = _decoded_schema(df, keep, layout)
-    decoder_terms = "nt" if layout == "nt" else "native"
+    decoder_kwargs = _arrow.decoder_kwargs(layout)
 
     def decode_one(i, data):
-        return Decoder(limits=limits, strict=strict, terms=decoder_terms,
-                       output="columns").decode_frame(data)
+        return Decoder(limits=limits, strict=strict, **decoder_kwargs).decode_frame(data)
 
     def decode(batches):
         out_schema = arrow_schema(schema)
@@ -139,7 +142,7 @@ def decode_stream(df: DataFrame, key: Columns, order: Columns, column: str = "va
                                 "offset) column")
     keep = [c for c in df.columns if c != column] if keep is None else _names(keep)
     schema = _decoded_schema(df, keep, layout)
-    decoder_terms = "nt" if layout == "nt" else "native"
+    decoder_kwargs = _arrow.decoder_kwargs(layout)
     shuffled = (df.repartition(num_partitions, *key_cols) if num_partitions
                 else df.repartition(*key_cols))
     ordered = shuffled.sortWithinPartitions(*key_cols, *order_cols)
@@ -155,7 +158,7 @@ def decode_stream(df: DataFrame, key: Columns, order: Columns, column: str = "va
                 if keys[i] != state["key"]:
                     state["key"] = keys[i]
                     state["decoder"] = Decoder(limits=limits, strict=strict,
-                                               terms=decoder_terms, output="columns")
+                                               **decoder_kwargs)
                 try:
                     return state["decoder"].decode_frame(data)
                 except JellyError as exc:
@@ -176,7 +179,7 @@ def frame_statements(col: Union[Column, str], terms: str = "nt") -> Column:
     from pyspark.sql.functions import arrow_udf
     layout = parse_layout(terms)
     return_type = ArrayType(statement_type(layout), False)
-    decoder_terms = "nt" if layout == "nt" else "native"
+    decoder_kwargs = _arrow.decoder_kwargs(layout)
 
     def decode(values: pa.Array) -> pa.Array:
         from pyspark.sql.pandas.types import to_arrow_type
@@ -186,8 +189,7 @@ def frame_statements(col: Union[Column, str], terms: str = "nt") -> Column:
             if data is None:
                 frames.append(None)
             else:
-                frames.append(Decoder(terms=decoder_terms, output="columns")
-                              .decode_frame(bytes(data)))
+                frames.append(Decoder(**decoder_kwargs).decode_frame(bytes(data)))
         return _arrow.list_of_statements(frames, list_type, layout)
 
     udf = arrow_udf(decode, return_type)

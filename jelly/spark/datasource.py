@@ -225,7 +225,7 @@ def read_part(path: str, part: parallel.Part, options: ReadOptions, schema) -> I
     with _fs.open_random_access(path) as f:
         yield from _batches(parallel.part_frames(
             parallel.opener(f.read_at), part, limits=options.limits, strict=options.strict,
-            terms="nt" if options.terms == "nt" else "native", output="columns"),
+            **_arrow.decoder_kwargs(options.terms)),
             options, schema, path)
 
 
@@ -242,14 +242,13 @@ def _batches(frames, options: ReadOptions, schema, path: str) -> Iterator:
 def read_file(path: str, options: ReadOptions, schema) -> Iterator:
     """Record batches of one Jelly file (``schema``: the Arrow schema of the output)."""
     fs, inner = _fs.filesystem(path)
-    layout = options.terms
     try:
         stream = fs.open_input_stream(inner, compression=None, buffer_size=_IO_BUFFER)
     except (OSError, ValueError) as exc:
         raise JellyError(f"cannot open {path}: {exc}") from None
     with stream:
         frames = Reader(stream, limits=options.limits, strict=options.strict,
-                        terms="nt" if layout == "nt" else "native", output="columns").frames()
+                        **_arrow.decoder_kwargs(options.terms)).frames()
         yield from _batches(frames, options, schema, path)
 
 

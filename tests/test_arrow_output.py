@@ -1,0 +1,113 @@
+"""``output="arrow"``: each frame's N-Triples strings written by the decoder straight into the
+buffers of Arrow string arrays (``jelly._ntformat.StringColumn``).  The oracle is pyarrow
+building the same arrays from the strings of ``output="columns"`` (``pa.array``), so the
+offsets, the UTF-8 data, the validity bitmaps and their joins are all checked against Arrow's
+own construction."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+import jelly
+import strategies
+from jelly._ntformat import StringColumn
+
+
+def arrow_of(col: StringColumn) -> pa.Array:
+    buffers = [None if b is None else pa.py_buffer(b) for b in col.buffers()]
+    arr = pa.Array.from_buffers(pa.string(), len(col), buffers, col.null_count)
+    arr.validate(full=True)          # offsets in order and inside the data, valid UTF-8
+    return arr
+
+
+def frames_of(data: bytes, output: str) -> list:
+    return [f.statements for f in jelly.parse_frames(data, terms="nt", output=output)]
+
+
+def frames_or_error(data: bytes, output: str):
+    try:
+        return frames_of(data, output)
+    except jelly.JellyError as exc:      # a term N-Triples cannot hold (a bad language tag)
+        return f"{type(exc).__name__}: {exc}"
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(strategies.scenario(max_statements=60))
+def test_arrow_output_holds_the_strings_of_column_output(sc):
+    try:
+        data = jelly.serialize(strategies.jstatements(sc["statements"]),
+                               rows_per_frame=sc["rows_per_frame"], delimited=True,
+                               **strategies.write_kwargs(sc))
+    except jelly.JellyEncodeError:
+        assume(False)
+    want, got = frames_or_error(data, "columns"), frames_or_error(data, "arrow")
+    if isinstance(want, str):
+        assert got == want
+        return
+    assert len(got) == len(want)
+    for w, g in zip(want, got):
+        assert len(g) == len(w)                      # 3 columns for TRIPLES, else 4
+        for wcol, gcol in zip(w, g):
+            assert arrow_of(gcol).equals(pa.array(wcol, type=pa.string()))
+    # A batch of all frames, joined in one copy, is the whole column in order.
+    for i in range(len(want[0]) if want else 0):
+        joined = StringColumn.concat([g[i] for g in frames_of(data, "arrow")])
+        assert arrow_of(joined).equals(
+            pa.array([v for w in want for v in w[i]], type=pa.string()))
+
+
+def graph_column(graphs: list) -> StringColumn:
+    """The ``g`` column of a one-frame QUADS stream with these graph names (None: the default
+    graph, a null)."""
+    data = jelly.serialize(
+        [(jelly.IRI("http://ex/s"), jelly.IRI("http://ex/p"), jelly.IRI("http://ex/o"),
+          jelly.DEFAULT_GRAPH if g is None else jelly.IRI(f"http://ex/{g}")) for g in graphs],
+        physical_type="quads", delimited=False)
+    return jelly.Decoder(terms="nt", output="arrow").decode_frame(data).statements[3]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.lists(st.one_of(st.none(), st.text("ab\u00e9\u20ac", max_size=4)),
+                         max_size=19), max_size=6))
+def test_concat_keeps_nulls_across_columns_of_any_length(pieces):
+    # Columns of any length, so that most joins start inside a byte of the validity bitmap.
+    joined = arrow_of(StringColumn.concat([graph_column(p) for p in pieces]))
+    want = [None if g is None else f"<http://ex/{g}>" for p in pieces for g in p]
+    assert joined.equals(pa.array(want, type=pa.string()))
+    assert joined.null_count == want.count(None)
+
+
+def test_nulls_added_to_strings():
+    col = StringColumn.concat([graph_column(["a"]), StringColumn()])
+    tail = StringColumn()
+    tail.add_nulls(9)
+    assert arrow_of(StringColumn.concat([col, tail, graph_column(["b", None])])).to_pylist() \
+        == ["<http://ex/a>"] + [None] * 9 + ["<http://ex/b>", None]
+
+
+def test_default_graph_is_null_and_graphs_are_strings():
+    data = jelly.serialize([
+        (jelly.IRI("http://ex/a"), jelly.IRI("http://ex/p"), jelly.Literal("é€😀", language="fr"),
+         jelly.IRI("http://ex/g")),
+        (jelly.IRI("http://ex/b"), jelly.IRI("http://ex/p"), jelly.BlankNode("x"),
+         jelly.DEFAULT_GRAPH)])
+    (frame,) = frames_of(data, "arrow")
+    g = arrow_of(frame[3])
+    assert g.to_pylist() == ["<http://ex/g>", None] and g.null_count == 1
+    assert arrow_of(frame[2]).to_pylist() == ['"é€😀"@fr', "_:x"]
+
+
+def test_lent_columns_do_not_grow_and_arrow_needs_nt_terms():
+    col = StringColumn()
+    col.add_nulls(2)
+    views = col.buffers()
+    assert views[1].readonly and len(views[1]) == 12            # three int32 offsets
+    with pytest.raises(ValueError, match="lent"):
+        col.add_nulls(1)
+    with pytest.raises(ValueError, match="terms='nt'"):
+        jelly.Decoder(output="arrow")
+    with pytest.raises(ValueError, match="frame by frame"):
+        list(jelly.Reader(jelly.serialize([]), terms="nt", output="arrow"))
