@@ -97,34 +97,19 @@ def main(argv=None) -> None:
     sys.path.insert(0, where)
     # Spark's Python workers import the earlier reader too.
     os.environ["PYTHONPATH"] = where + os.pathsep + os.environ.get("PYTHONPATH", "")
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 
-    from pyspark.sql import SparkSession
-    from pyspark.sql import functions as F
-
-    import jelly.parallel
-    import jelly.spark
+    import split_bench
     from before_source import BeforeSource
 
-    spark = (SparkSession.builder.master("local[2]").appName("jelly-spark-arrow-bench")
-             .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
-             .config("spark.driver.memory", "4g").getOrCreate())
-    spark.sparkContext.setLogLevel("ERROR")
-    jelly.spark.register(spark)
+    spark = split_bench.spark_session("jelly-spark-arrow-bench")
     spark.dataSource.register(BeforeSource)
-    size = os.path.getsize(args.input)
-    with open(args.input, "rb") as f:
-        data = f.read()
-    found = jelly.parallel.scan(lambda n, offset: data[offset:offset + n], len(data))
-    starts = [offset for offset, _, _ in found[0]]
-    sizes = {1: size + 1, 2: min(starts[1:], key=lambda o: abs(o - size / 2))}
+    sizes = split_bench.partition_sizes(args.input)
 
     def read(fmt: str, parts: int):
-        df = spark.read.format(fmt).option("partitionSize", sizes[parts]).load(args.input)
+        df = spark.read.format(fmt).option("partitionSize", sizes[str(parts)]).load(args.input)
         start = time.perf_counter()
-        row = df.agg(F.count(F.lit(1)).alias("n"),
-                     F.bit_xor(F.xxhash64("s", "p", "o")).alias("h")).collect()[0]
-        return time.perf_counter() - start, (row["n"], row["h"])
+        seen = split_bench.spark_query(df)
+        return time.perf_counter() - start, seen
 
     runs = [(fmt, parts) for fmt in ("jelly", "jellybefore") for parts in (1, 2)]
     seen = {run: read(*run)[1] for run in runs}           # warm-up and the check

@@ -334,34 +334,51 @@ def descendants_cpu() -> dict[str, float]:
     return out
 
 
-def bench_spark(args, files, results) -> None:
+def spark_session(name: str):
+    """A ``local[2]`` session with the jelly source registered."""
     from pyspark.sql import SparkSession
-    from pyspark.sql import functions as F
 
-    import jelly.parallel
     import jelly.spark
-    path = files["sensors.jelly"]
-    size = os.path.getsize(path)
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    spark = (SparkSession.builder.master("local[2]").appName("jelly-split-bench")
+    spark = (SparkSession.builder.master("local[2]").appName(name)
              .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
              .config("spark.driver.memory", "4g").getOrCreate())
     spark.sparkContext.setLogLevel("ERROR")
     jelly.spark.register(spark)
+    return spark
 
-    def read(partition_size: int, partitions: bool = False):
-        df = spark.read.format("jelly").option("partitionSize", partition_size).load(path)
-        row = df.agg(F.count(F.lit(1)).alias("n"),
-                     F.bit_xor(F.xxhash64("s", "p", "o")).alias("h")).collect()[0]
-        # the partition count plans the query again: asked for by the checks, not timed
-        return (df.rdd.getNumPartitions() if partitions else None), row["n"], row["h"]
 
-    # Two partitions: a part size that cuts at the segment start nearest the middle.
+def partition_sizes(path: str) -> dict[str, int]:
+    """``partitionSize`` for one partition of the file, and for two: cut at the segment start
+    nearest the middle."""
+    import jelly.parallel
+    size = os.path.getsize(path)
     with open(path, "rb") as f:
         data = f.read()
     found = jelly.parallel.scan(lambda n, offset: data[offset:offset + n], len(data))
     starts = [offset for offset, _, _ in found[0]]
-    sizes = {"1": size + 1, "2": min(starts[1:], key=lambda o: abs(o - size / 2))}
+    return {"1": size + 1, "2": min(starts[1:], key=lambda o: abs(o - size / 2))}
+
+
+def spark_query(df) -> tuple[int, int]:
+    """Rows and an XOR of their hashes: Spark takes every string of every row."""
+    from pyspark.sql import functions as F
+    row = df.agg(F.count(F.lit(1)).alias("n"),
+                 F.bit_xor(F.xxhash64("s", "p", "o")).alias("h")).collect()[0]
+    return row["n"], row["h"]
+
+
+def bench_spark(args, files, results) -> None:
+    path = files["sensors.jelly"]
+    spark = spark_session("jelly-split-bench")
+
+    def read(partition_size: int, partitions: bool = False):
+        df = spark.read.format("jelly").option("partitionSize", partition_size).load(path)
+        n, h = spark_query(df)
+        # the partition count plans the query again: asked for by the checks, not timed
+        return (df.rdd.getNumPartitions() if partitions else None), n, h
+
+    sizes = partition_sizes(path)
     seen = {k: read(v, partitions=True) for k, v in sizes.items()}   # warm-up and checks
     times: dict[str, list[float]] = {"1": [], "2": []}
     cpu: dict[str, list[dict[str, float]]] = {"1": [], "2": []}
