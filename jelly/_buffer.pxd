@@ -9,6 +9,8 @@ from ._ntchars cimport utf8_seq
 cdef extern from "Python.h":
     object PyUnicode_New(Py_ssize_t size, uint32_t maxchar)
     void* PyUnicode_DATA(object s)
+    bint PyUnicode_IS_COMPACT_ASCII(object s)
+    Py_ssize_t PyUnicode_GET_LENGTH(object s)
 
 
 # ---------------------------------------------------------------------------------- writing
@@ -80,7 +82,17 @@ cdef inline int wb_string_field(WriteBuffer* b, uint64_t tag, const char* s,
     return 0
 
 
-cdef int utf8_of(str s, const char** out, Py_ssize_t* n) except -1
+cdef int utf8_encoded(str s, const char** out, Py_ssize_t* n) except -1
+
+
+cdef inline int utf8_of(str s, const char** out, Py_ssize_t* n) except -1:
+    # The UTF-8 bytes of s, valid while it lives: an ASCII str's own characters (most IRIs and
+    # N-Triples terms, with no call), else the UTF-8 copy the str caches (utf8_encoded).
+    if PyUnicode_IS_COMPACT_ASCII(s):
+        out[0] = <const char*>PyUnicode_DATA(s)
+        n[0] = PyUnicode_GET_LENGTH(s)
+        return 0
+    return utf8_encoded(s, out, n)
 
 
 # ---------------------------------------------------------------------------------- reading

@@ -63,8 +63,9 @@ cdef bytes wb_take(WriteBuffer* b, bint delimited):
     return out
 
 
-cdef int utf8_of(str s, const char** out, Py_ssize_t* n) except -1:
-    """The UTF-8 bytes of ``s`` (cached inside the str object, valid while it lives)."""
+cdef int utf8_encoded(str s, const char** out, Py_ssize_t* n) except -1:
+    """The UTF-8 bytes of ``s`` (cached inside the str object, valid while it lives); see
+    ``utf8_of``, which calls this for a str that is not ASCII."""
     try:
         out[0] = PyUnicode_AsUTF8AndSize(s, n)
     except UnicodeEncodeError:

@@ -546,10 +546,6 @@ cdef class LineSink(StatementSink):
 # ---------------------------------------------------------------------------------------------
 # Arrow string columns
 
-cdef extern from "Python.h":
-    bint PyUnicode_IS_COMPACT_ASCII(object)
-
-
 cdef enum:
     # The most UTF-8 bytes an Arrow ``string`` array holds (its offsets are int32).
     _MAX_COLUMN_BYTES = 0x7FFFFFFF
@@ -641,11 +637,7 @@ cdef class StringColumn:
         cdef Py_ssize_t k
         if term is None:
             return self.add_nulls(1)
-        if PyUnicode_IS_COMPACT_ASCII(<str?>term):     # most N-Triples: the str's own bytes
-            p = <const char*>PyUnicode_DATA(term)
-            k = PyUnicode_GET_LENGTH(term)
-        else:
-            utf8_of(term, &p, &k)
+        utf8_of(<str?>term, &p, &k)
         self._grow_check(k)
         wb_bytes(&self.data, p, k)
         wb_ensure(&self.offsets, 4)
