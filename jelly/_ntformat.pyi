@@ -80,6 +80,9 @@ class LineSink(StatementSink):
     def __init__(self, terms: NTriplesTerms) -> None:
         """Raises ``ValueError`` unless ``terms`` is an :class:`NTriplesTerms`."""
 
+#: The most UTF-8 bytes a :class:`StringColumn` (an Arrow ``string`` array) holds.
+MAX_COLUMN_BYTES: int
+
 @final
 class StringColumn:
     """One position's N-Triples strings (``None``: the default graph), as the buffers of an

@@ -550,6 +550,9 @@ cdef enum:
     # The most UTF-8 bytes an Arrow ``string`` array holds (its offsets are int32).
     _MAX_COLUMN_BYTES = 0x7FFFFFFF
 
+#: The most UTF-8 bytes a :class:`StringColumn` (an Arrow ``string`` array) holds.
+MAX_COLUMN_BYTES = _MAX_COLUMN_BYTES
+
 
 @cython.final
 cdef class _Region:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .._ntformat import StringColumn
+from .._ntformat import MAX_COLUMN_BYTES, StringColumn
 from .._ntriples import TermParser
 from .._terms import BlankNode, IRI, Literal, Triple
 from ..errors import JellyEncodeError
@@ -139,10 +139,6 @@ class _TermColumns:
         else:
             arrays.append(terms_to_struct(self.g, types[3]))
         return arrays
-
-
-#: Bytes of one Arrow string array at most (int32 offsets).
-MAX_COLUMN_BYTES = 0x7FFFFFFF
 
 
 class _StringColumns:
