@@ -754,7 +754,9 @@ cdef class StringColumnSink(StatementSink):
 
     cdef object take(self, bint quads):
         cdef Py_ssize_t rows = self.pending
-        if self.s.n == 0 and self.g.n == 0:     # nothing collected: keep the sized columns
+        # Nothing collected: keep the sized columns.  s is the first column a statement goes
+        # into, so when it is empty the others are too, even after a frame that failed halfway.
+        if self.s.n == 0:
             return ((StringColumn(), StringColumn(), StringColumn(), StringColumn()) if quads
                     else (StringColumn(), StringColumn(), StringColumn()))
         out = (self.s, self.p, self.o, self.g) if quads else (self.s, self.p, self.o)
