@@ -14,6 +14,10 @@ decodes with today's core.  Both read the same file with 1 and 2 partitions (cut
 segment start nearest the middle), in alternating order, and run the same query as
 split_bench.py (a count and a hash of every row, which makes Spark take every string); the
 warm-up reads check that both give the same count and hash.  Times are wall seconds, medians.
+
+Outside Spark, the Python worker's part alone: the CPU seconds of turning the whole file into
+the record batches Spark gets, with each reader (and of decoding it to column lists without
+building batches, for the share of batch building), medians in alternating order.
 """
 
 from __future__ import annotations
@@ -82,6 +86,38 @@ def before_module(commit: str, where: str) -> None:
         f.write(_BEFORE_SOURCE)
 
 
+def outside_spark(path: str, repeat: int) -> dict[str, float]:
+    """CPU seconds of the whole file's record batches with each reader, and of decoding it to
+    column lists alone (``decode``)."""
+    import before_arrow
+
+    from jelly.reader import Reader
+    from jelly.spark import _arrow
+    from jelly.spark.datasource import arrow_schema, statements_schema
+    schema = arrow_schema(statements_schema("nt"))
+
+    def decode():
+        with open(path, "rb") as f:
+            for _ in Reader(f, terms="nt", output="columns").frames():
+                pass
+
+    def batches(module, kwargs):
+        with open(path, "rb") as f:
+            for _ in module.statement_batches(Reader(f, **kwargs).frames(), schema, "nt"):
+                pass
+
+    runs = {"decode": decode,
+            "before": lambda: batches(before_arrow, {"terms": "nt", "output": "columns"}),
+            "now": lambda: batches(_arrow, _arrow.decoder_kwargs("nt"))}
+    cpu: dict[str, list[float]] = {name: [] for name in runs}
+    for rnd in range(repeat):
+        for name in (list(runs) if rnd % 2 == 0 else list(runs)[::-1]):
+            start = time.process_time()
+            runs[name]()
+            cpu[name].append(time.process_time() - start)
+    return {name: statistics.median(v) for name, v in cpu.items()}
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--input", default=os.path.join(HERE, ".work", "split",
@@ -100,6 +136,11 @@ def main(argv=None) -> None:
 
     import split_bench
     from before_source import BeforeSource
+
+    outside = outside_spark(args.input, args.repeat)
+    print(f"outside Spark, CPU s: decode to lists {outside['decode']:.2f}; batches: lists + "
+          f"pa.array ({args.before}) {outside['before']:.2f}, Arrow buffers (now) "
+          f"{outside['now']:.2f}", flush=True)
 
     spark = split_bench.spark_session("jelly-spark-arrow-bench")
     spark.dataSource.register(BeforeSource)
@@ -135,7 +176,8 @@ def main(argv=None) -> None:
                        "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, Python "
                                   f"{platform.python_version()}",
                        "input": os.path.basename(args.input), "rows": seen["jelly", 1][0],
-                       "before": args.before, "medians": med, "runs": times}, f, indent=1)
+                       "before": args.before, "medians": med, "runs": times,
+                       "outside_spark_cpu": outside}, f, indent=1)
             f.write("\n")
 
 
