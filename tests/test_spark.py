@@ -284,6 +284,59 @@ def test_one_segmented_file_in_partitions(spark, tmp_path):
     assert [spo(r) for r in df.collect()] == core_rows(str(dependent))
 
 
+PUSHDOWN = "spark.sql.python.filterPushdown.enabled"
+
+
+def has_filter_node(df) -> bool:
+    return "Filter " in df._jdf.queryExecution().executedPlan().toString()
+
+
+def test_pushed_filters_keep_the_rows_spark_keeps(spark, tmp_path):
+    """With filter pushdown on, the reader drops the rows a query's conditions on columns
+    reject (Spark's plan has no Filter left for them) and the rows are exactly those Spark
+    keeps when it evaluates the conditions itself; conditions the reader cannot evaluate stay
+    with Spark."""
+    path = write_core(tmp_path / "q.jelly", make_statements("quads", n=3000, seed=11), "quads",
+                      segment_size=500)
+    rows = core_rows(path)
+    p0, o_lit = rows[0][1], next(r[2] for r in rows if r[2].startswith('"chat"'))
+    g0 = next(r[3] for r in rows if r[3] is not None)
+    c = F.col
+    cases = [   # (layout, condition, whether Spark keeps a Filter of its own)
+        ("nt", lambda: (c("p") == p0) & c("g").isNull(), False),
+        ("nt", lambda: c("o").isin(o_lit, '"plain"', "<nowhere>") | F.lit(False), False),
+        ("nt", lambda: (c("g") != g0) & c("o").startswith('"') & ~c("s").contains("s1"), False),
+        ("nt", lambda: (c("s") >= "<http://example.org/s3") & c("o").endswith("@fr"), False),
+        ("nt", lambda: c("g").eqNullSafe(g0) & (F.length("o") > 8), True),    # length()
+        ("struct", lambda: (c("o.language") == "fr") | (c("o.kind") == "bnode"), True),  # OR
+        ("struct", lambda: (c("o.kind") == "literal") & c("o.datatype").isNotNull()
+         & (c("g.value") < EX + "g2"), False),
+    ]
+    spark.conf.set(PUSHDOWN, "true")
+    try:
+        for layout, cond, spark_filters in cases:
+            def query(pushdown: bool):
+                return (spark.read.format("jelly")
+                        .options(terms=layout, partitionSize=20000, filterPushdown=pushdown)
+                        .load(path).filter(cond()))
+            pushed, spark_side = query(True), query(False)
+            assert pushed.rdd.getNumPartitions() > 1
+            got = sorted(map(key, pushed.collect()))
+            want = sorted(map(key, spark_side.collect()))
+            assert 0 < len(want) < len(rows) and got == want, str(cond())
+            assert has_filter_node(spark_side)
+            assert has_filter_node(pushed) == spark_filters, str(cond())
+        frames = (spark.read.format("jelly")
+                  .options(rows="frames", includePath=True, filterPushdown=True).load(path)
+                  .filter((c("frame") >= 5) & (c("frame") < 9) & (c("path") == path)))
+        assert not has_filter_node(frames)
+        assert [r["frame"] for r in frames.collect()] == [5, 6, 7, 8]
+    finally:
+        spark.conf.unset(PUSHDOWN)
+    with pytest.raises(Exception, match=PUSHDOWN):     # Spark's own error: set the conf
+        spark.read.format("jelly").option("filterPushdown", True).load(path).count()
+
+
 def test_read_many_batches_counts_all_columns(spark, tmp_path):
     sts = make_statements("quads", n=3000, seed=3)
     path = write_core(tmp_path / "big.jelly", sts, "quads", rows_per_frame=100)

@@ -25,6 +25,8 @@ READ_OPTIONS = {
     "maxframesize": "reader limit in bytes (default 512 MiB)",
     "partitionsize": "bytes per partition of a large segmented file (default 64 MiB; 0: one "
                      "partition per file)",
+    "filterpushdown": "true applies the filters Spark pushes down while reading (needs "
+                      "spark.sql.python.filterPushdown.enabled=true, Spark 4.1+)",
 }
 
 #: Writing: key -> keyword argument of jelly.Writer / jelly.make_options.
@@ -109,6 +111,7 @@ class ReadOptions:
         self.strict = parse_bool(opts.get("strict", False), "strict")
         self.partition_size = parse_int(opts.get("partitionsize", DEFAULT_PARTITION_SIZE),
                                         "partitionSize")
+        self.filter_pushdown = parse_bool(opts.get("filterpushdown", False), "filterPushdown")
         limits = {}
         for key, field in (("maxnametablesize", "max_name_table_size"),
                            ("maxprefixtablesize", "max_prefix_table_size"),

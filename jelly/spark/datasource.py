@@ -28,7 +28,7 @@ from ..options import DEFAULT_LIMITS, PhysicalStreamType, ReaderLimits
 from ..reader import Reader
 from ..options import make_options
 from ..writer import DEFAULT_SEGMENT_SIZE, Writer
-from . import _arrow, _fs
+from . import _arrow, _filters, _fs
 from ._options import ReadOptions, WriteOptions
 
 #: The short name: ``spark.read.format("jelly")``.
@@ -148,7 +148,8 @@ class JellyDataSource(DataSource):
             raise JellyOptionsError(
                 f"the jelly data source gives the schema {expected.simpleString()} for these "
                 f"options, not {schema.simpleString()}")
-        return JellyReader(_paths_option(self.options), opts, expected)
+        reader = FilteringJellyReader if opts.filter_pushdown else JellyReader
+        return reader(_paths_option(self.options), opts, expected)
 
     def writer(self, schema: StructType, overwrite: bool) -> "JellyWriter":
         return JellyWriter(_paths_option(self.options), WriteOptions(self.options), schema,
@@ -163,6 +164,8 @@ class JellyReader(DataSourceReader):
         self.paths = paths
         self.options = options
         self.schema = schema
+        self.arrow_schema = arrow_schema(schema)
+        self.filters = _filters.Filters(self.arrow_schema)
 
     def partitions(self) -> List[InputPartition]:
         out = []
@@ -175,8 +178,20 @@ class JellyReader(DataSourceReader):
         if partition.value is None:    # Spark's stand-in partition when there is no file
             return iter(())
         if isinstance(partition.value, tuple):
-            return read_part(*partition.value, self.options, arrow_schema(self.schema))
-        return read_file(partition.value, self.options, arrow_schema(self.schema))
+            batches = read_part(*partition.value, self.options, self.arrow_schema)
+        else:
+            batches = read_file(partition.value, self.options, self.arrow_schema)
+        return self.filters.apply(batches)
+
+
+class FilteringJellyReader(JellyReader):
+    """A :class:`JellyReader` whose batches hold only the rows that pass the filters Spark
+    pushes down and :mod:`jelly.spark._filters` evaluates (option ``filterPushdown``).  A
+    separate class because Spark refuses a reader that has ``pushFilters`` while its
+    ``spark.sql.python.filterPushdown.enabled`` is off, the default."""
+
+    def pushFilters(self, filters: list) -> list:
+        return list(self.filters.push(filters))
 
 
 def _zstd_writer(raw):
