@@ -331,6 +331,16 @@ def test_pushed_filters_keep_the_rows_spark_keeps(spark, tmp_path):
                   .filter((c("frame") >= 5) & (c("frame") < 9) & (c("path") == path)))
         assert not has_filter_node(frames)
         assert [r["frame"] for r in frames.collect()] == [5, 6, 7, 8]
+        # a condition on the path picks the files: the others are not read at all
+        folder = tmp_path / "folder"
+        folder.mkdir()
+        paths = [write_core(folder / f"{i}.jelly", make_statements("triples", n=40, seed=i),
+                            "triples") for i in range(3)]
+        by_path = (spark.read.format("jelly").options(includePath=True, filterPushdown=True)
+                   .load(str(folder)).filter(c("path").isin(paths[0], paths[2])))
+        assert by_path.rdd.getNumPartitions() == 2 and not has_filter_node(by_path)
+        assert sorted(map(key, (r[:4] for r in by_path.collect()))) == \
+            sorted(map(key, core_rows(paths[0]) + core_rows(paths[2])))
     finally:
         spark.conf.unset(PUSHDOWN)
     with pytest.raises(Exception, match=PUSHDOWN):     # Spark's own error: set the conf

@@ -151,3 +151,24 @@ def test_null_logic(f, expected):
     f_ = _filters.Filters(SCHEMA)
     assert list(f_.push([f])) == []
     assert [r["g"] for b in f_.apply([batch_of(rs)]) for r in b.to_pylist()] == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(TEXT, max_size=6), st.lists(filters(), max_size=3),
+       st.lists(st.sampled_from([("path",)]).flatmap(
+           lambda path: st.one_of(
+               st.builds(EqualTo, st.just(path), TEXT),
+               st.builds(StringStartsWith, st.just(path), TEXT),
+               st.builds(In, st.just(path), st.lists(TEXT | st.none(), max_size=3).map(tuple)),
+               st.builds(lambda f: Not(f), st.builds(LessThan, st.just(path), TEXT)))),
+           max_size=3))
+def test_files_are_those_whose_path_passes(paths, other, on_path):
+    """With a path column, the files read are those whose path passes the filters on it (the
+    filters on other columns leave the choice of files alone)."""
+    schema = SCHEMA.append(pa.field("path", pa.string(), False))
+    f = _filters.Filters(schema)
+    assert list(f.push(other + on_path)) == []
+    assert f.files(paths) == [p for p in paths if all(sql(x, {"path": p}) is True
+                                                      for x in on_path)]
+    without = _filters.Filters(SCHEMA)          # no path column: every file
+    assert list(without.push(other)) == [] and without.files(paths) == paths

@@ -13,7 +13,7 @@ Kept: comparisons (``=``, ``<=>``, ``<``, ``<=``, ``>``, ``>=``), ``IN``, ``IS [
 constants, or on the integer ``frame`` column with integer constants.  Strings compare by
 their UTF-8 bytes in both Arrow and Spark's default collation.  Conditions are three-valued as
 in SQL (a comparison with null is null, ``NOT`` null is null) and a row is kept where every
-condition is true.
+condition is true.  Conditions on the ``path`` column also choose the files to read.
 """
 
 from __future__ import annotations
@@ -118,6 +118,26 @@ def compile_filter(f: Any, schema: pa.Schema) -> Condition | None:
     return None
 
 
+def _compiled(filters: list, schema: pa.Schema) -> list[Condition]:
+    return [c for c in (compile_filter(f, schema) for f in filters) if c is not None]
+
+
+def _passed(conditions: list[Condition], batch: pa.RecordBatch) -> pa.Array:
+    """Where every condition is true (null counts as false, as in a WHERE clause)."""
+    mask = pc.fill_null(conditions[0](batch), False)
+    for condition in conditions[1:]:
+        mask = pc.and_(mask, pc.fill_null(condition(batch), False))
+    return mask
+
+
+def _column_of(f: Any) -> str | None:
+    """The top-level column a filter is on."""
+    while type(f).__name__ == "Not":
+        f = f.child
+    path = getattr(f, "attribute", ())
+    return path[0] if path else None
+
+
 class Filters:
     """The pushed filters a reader keeps (picklable: the filters themselves, compiled again
     where they are used)."""
@@ -134,17 +154,27 @@ class Filters:
             else:
                 yield f
 
+    def files(self, paths: list[str]) -> list[str]:
+        """The files of ``paths`` whose rows can pass the kept filters on the ``path``
+        column: a query that picks files by path reads only those."""
+        if "path" not in self.schema.names:
+            return paths
+        field = pa.schema([self.schema.field("path")])
+        conditions = _compiled([f for f in self.kept if _column_of(f) == "path"], field)
+        if not conditions or not paths:
+            return paths
+        batch = pa.RecordBatch.from_arrays([pa.array(paths, pa.string())], schema=field)
+        return [p for p, keep in zip(paths, _passed(conditions, batch).to_pylist()) if keep]
+
     def apply(self, batches: Iterable[pa.RecordBatch]) -> Iterable[pa.RecordBatch]:
         """``batches`` with only the rows where every kept filter is true (empty batches
         dropped)."""
         if not self.kept:
             yield from batches
             return
-        conditions = [c for c in (compile_filter(f, self.schema) for f in self.kept) if c]
+        conditions = _compiled(self.kept, self.schema)
         for batch in batches:
-            mask = pc.fill_null(conditions[0](batch), False)
-            for condition in conditions[1:]:
-                mask = pc.and_(mask, pc.fill_null(condition(batch), False))
+            mask = _passed(conditions, batch)
             kept = mask.true_count
             if kept == batch.num_rows:
                 yield batch

@@ -170,7 +170,7 @@ class JellyReader(DataSourceReader):
     def partitions(self) -> List[InputPartition]:
         out = []
         for path in self.paths:
-            for f in _fs.list_files(path, self.options.glob):
+            for f in self.filters.files(_fs.list_files(path, self.options.glob)):
                 out.extend(InputPartition(p) for p in file_partitions(f, self.options))
         return out
 
