@@ -114,8 +114,9 @@ cdef class Decoder(TermDecoder):
     ``iri(str)``, ``bnode(str)``, ``literal(lex, language, datatype)``, ``triple(s, p, o)``,
     ``datatype(str)`` (the object passed to ``literal``) and a ``default_graph`` value.
     ``output`` shapes each frame's ``statements``: ``"tuples"``, ``"columns"`` (a tuple of
-    lists, one per position), ``"arrow"`` (a tuple of ``jelly._ntformat.StringColumn``, the
-    buffers of an Arrow string array per position; needs ``terms="nt"``) or ``"lines"``
+    lists, one per position), ``"arrow"`` (per position the buffers of Arrow arrays: with
+    ``terms="nt"`` a ``jelly._ntformat.StringColumn`` of strings, with ``terms="native"`` a
+    ``jelly._ntformat.TermColumns``, the four string columns of a term struct) or ``"lines"``
     (N-Triples / N-Quads lines; needs ``terms="nt"``).
     ``new_streams=True`` reads a frame that starts with different stream options as the start of
     a new stream (what concatenating two files gives) instead of rejecting it.

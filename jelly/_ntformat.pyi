@@ -4,8 +4,10 @@
 ``NQuadsWriter`` writes statements to a binary stream.  ``NTriplesTerms`` makes a decoder build
 every term as its N-Triples string (the default graph is ``None``) and ``LineSink`` turns
 decoded statements into N-Triples / N-Quads lines, so Jelly becomes text without building any
-term object.  ``StringColumnSink`` (``output="arrow"``) puts each position's strings straight
-into the buffers of an Arrow string array (:class:`StringColumn`).
+term object.  ``output="arrow"`` puts each position's terms straight into the buffers of Arrow
+arrays: N-Triples strings into a string array (:class:`StringColumnSink`, :class:`StringColumn`),
+jelly terms into the four string arrays of a term struct (:class:`TermColumnSink`,
+:class:`TermColumns`).
 """
 
 from typing import Any, Iterable, Literal, Protocol, final
@@ -116,3 +118,45 @@ class StringColumnSink(StatementSink):
 
     def __init__(self, terms: NTriplesTerms) -> None:
         """Raises ``ValueError`` unless ``terms`` is an :class:`NTriplesTerms`."""
+
+@final
+class TermColumns:
+    """One position's jelly terms as the buffers of an Arrow term struct: four
+    :class:`StringColumn` s ``kind`` (``iri``, ``bnode``, ``literal`` or ``triple``),
+    ``value`` (the IRI, label, lexical form, or a quoted triple's N-Triples text),
+    ``datatype`` (typed literals only) and ``language``.  A missing term (the default graph)
+    is null in all four."""
+
+    def __init__(self, rows: int = 0, like: TermColumns | None = None) -> None:
+        """Room for ``rows`` terms (and as many bytes as ``like`` holds), to start with."""
+    def __len__(self) -> int: ...
+    @property
+    def kind(self) -> StringColumn: ...
+    @property
+    def value(self) -> StringColumn: ...
+    @property
+    def datatype(self) -> StringColumn: ...
+    @property
+    def language(self) -> StringColumn: ...
+    @property
+    def fields(self) -> tuple[StringColumn, StringColumn, StringColumn, StringColumn]:
+        """``(kind, value, datatype, language)``."""
+    @property
+    def nbytes(self) -> int:
+        """Bytes of UTF-8 data of the largest of the four (each is an Arrow string array)."""
+    def add_nulls(self, count: int) -> int:
+        """Append ``count`` missing terms."""
+    @staticmethod
+    def concat(columns: list[TermColumns]) -> TermColumns:
+        """One :class:`TermColumns` holding the terms of ``columns`` one after the other."""
+
+@final
+class TermColumnSink(StatementSink):
+    """Each frame's statements as :class:`TermColumns`, one per position (``output="arrow"``
+    with ``terms="native"``)."""
+
+    def __init__(self, terms: TermFactory) -> None: ...
+
+def arrow_sink(terms: TermFactory) -> StringColumnSink | TermColumnSink:
+    """The sink of ``output="arrow"``: N-Triples strings (``terms="nt"``) in
+    :class:`StringColumn` s, jelly terms (``terms="native"``) in :class:`TermColumns`."""

@@ -12,7 +12,7 @@ cimport cython
 from cpython.unicode cimport PyUnicode_KIND, PyUnicode_DATA, PyUnicode_GET_LENGTH, PyUnicode_1BYTE_KIND
 
 from ._terms cimport IRI, BlankNode, Literal, Triple, DefaultGraph
-from ._sink cimport TermFactory, StatementSink
+from ._sink cimport TermFactory, StatementSink, NativeTerms
 from ._buffer cimport utf8_of, WriteBuffer, wb_init, wb_free, wb_ensure, wb_bytes
 from libc.stdint cimport int32_t
 from libc.string cimport memcpy, memset
@@ -23,7 +23,7 @@ from ._ntriples import MESSAGE as _MESSAGE
 from .errors import JellyDecodeError, JellyEncodeError, JellyError
 
 __all__ = ["term_to_nt", "statement_to_nt", "NQuadsWriter", "NTriplesTerms", "LineSink",
-           "StringColumn", "StringColumnSink"]
+           "StringColumn", "StringColumnSink", "TermColumns", "TermColumnSink", "arrow_sink"]
 
 cdef str _XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
 
@@ -767,3 +767,138 @@ cdef class StringColumnSink(StatementSink):
         self.g = StringColumn(rows, self.g.data.len)
         self.pending = 0
         return out
+
+
+cdef str _KIND_IRI = "iri"
+cdef str _KIND_BNODE = "bnode"
+cdef str _KIND_LITERAL = "literal"
+cdef str _KIND_TRIPLE = "triple"
+
+
+@cython.final
+cdef class TermColumns:
+    """One position's jelly terms as the buffers of an Arrow term struct: four
+    :class:`StringColumn` s ``kind`` (``iri``, ``bnode``, ``literal`` or ``triple``),
+    ``value`` (the IRI, label, lexical form, or a quoted triple's N-Triples text),
+    ``datatype`` (typed literals only) and ``language``.  A missing term (the default graph)
+    is null in all four."""
+
+    cdef readonly StringColumn kind, value, datatype, language
+
+    def __cinit__(self, Py_ssize_t rows=0, TermColumns like=None):
+        self.kind = StringColumn(rows, 8 * rows)
+        self.value = StringColumn(rows, like.value.data.len if like is not None else 0)
+        self.datatype = StringColumn(rows, like.datatype.data.len if like is not None else 0)
+        self.language = StringColumn(rows, like.language.data.len if like is not None else 0)
+
+    def __len__(self):
+        return self.kind.n
+
+    @property
+    def fields(self):
+        """``(kind, value, datatype, language)``."""
+        return self.kind, self.value, self.datatype, self.language
+
+    @property
+    def nbytes(self):
+        """Bytes of UTF-8 data of the largest of the four (each is an Arrow string array)."""
+        return max(self.kind.data.len, self.value.data.len, self.datatype.data.len,
+                   self.language.data.len)
+
+    cdef int add(self, object t) except -1:
+        cdef type tt = type(t)
+        cdef Literal lit
+        if tt is IRI:
+            self.kind.add(_KIND_IRI)
+            self.value.add((<IRI>t).value)
+        elif tt is Literal:
+            lit = <Literal>t
+            self.kind.add(_KIND_LITERAL)
+            self.value.add(lit.lex)
+            self.datatype.add(None if lit.datatype is None else (<IRI?>lit.datatype).value)
+            self.language.add(lit.language)
+            return 0
+        elif tt is BlankNode:
+            self.kind.add(_KIND_BNODE)
+            self.value.add((<BlankNode>t).value)
+        elif tt is Triple:
+            self.kind.add(_KIND_TRIPLE)
+            self.value.add(str(t))
+        elif t is None or tt is DefaultGraph:
+            return self.add_nulls(1)
+        else:
+            raise TypeError(f"not a jelly term: {t!r}")
+        self.datatype.add_nulls(1)
+        self.language.add_nulls(1)
+        return 0
+
+    cpdef int add_nulls(self, Py_ssize_t count) except -1:
+        """Append ``count`` missing terms."""
+        self.kind.add_nulls(count)
+        self.value.add_nulls(count)
+        self.datatype.add_nulls(count)
+        self.language.add_nulls(count)
+        return 0
+
+    @staticmethod
+    def concat(list columns):
+        """One :class:`TermColumns` holding the terms of ``columns`` one after the other."""
+        cdef TermColumns out = TermColumns.__new__(TermColumns)
+        cdef TermColumns c
+        out.kind = StringColumn.concat([c.kind for c in columns])
+        out.value = StringColumn.concat([c.value for c in columns])
+        out.datatype = StringColumn.concat([c.datatype for c in columns])
+        out.language = StringColumn.concat([c.language for c in columns])
+        return out
+
+
+@cython.final
+cdef class TermColumnSink(StatementSink):
+    """Each frame's statements as :class:`TermColumns`, one per position (``output="arrow"``
+    with ``terms="native"``)."""
+
+    cdef TermColumns s, p, o, g
+
+    def __init__(self, terms):
+        self.s = TermColumns()
+        self.p = TermColumns()
+        self.o = TermColumns()
+        self.g = TermColumns()
+
+    cdef int triple(self, object s, object p, object o) except -1:
+        self.s.add(s)
+        self.p.add(p)
+        self.o.add(o)
+        self.pending += 1
+        return 0
+
+    cdef int quad(self, object s, object p, object o, object g) except -1:
+        self.s.add(s)
+        self.p.add(p)
+        self.o.add(o)
+        self.g.add(g)
+        self.pending += 1
+        return 0
+
+    cdef object take(self, bint quads):
+        cdef Py_ssize_t rows = self.pending
+        if self.s.kind.n == 0:      # as StringColumnSink.take
+            return ((TermColumns(), TermColumns(), TermColumns(), TermColumns()) if quads
+                    else (TermColumns(), TermColumns(), TermColumns()))
+        out = (self.s, self.p, self.o, self.g) if quads else (self.s, self.p, self.o)
+        self.s = TermColumns(rows, self.s)
+        self.p = TermColumns(rows, self.p)
+        self.o = TermColumns(rows, self.o)
+        self.g = TermColumns(rows, self.g)
+        self.pending = 0
+        return out
+
+
+def arrow_sink(terms):
+    """The sink of ``output="arrow"``: N-Triples strings (``terms="nt"``) in
+    :class:`StringColumn` s, jelly terms (``terms="native"``) in :class:`TermColumns`."""
+    if isinstance(terms, NTriplesTerms):
+        return StringColumnSink(terms)
+    if type(terms) is NativeTerms:
+        return TermColumnSink(terms)
+    raise ValueError("output='arrow' needs terms='nt' or terms='native'")

@@ -7,8 +7,8 @@ to the IRI cache) and hands every statement to its ``StatementSink``.  Built in:
 * factories: ``NativeTerms`` (jelly's own terms), ``PyTerms`` (wraps an object with Python
   callables, e.g. the rdflib adapter's); ``jelly._ntformat`` adds ``NTriplesTerms``;
 * sinks: ``TupleSink`` (a list of ``(s, p, o[, g])`` tuples), ``ColumnSink`` (a tuple of lists,
-  one per position); ``jelly._ntformat`` adds ``LineSink`` and ``StringColumnSink`` (Arrow
-  string buffers).
+  one per position); ``jelly._ntformat`` adds ``LineSink``, and for ``output="arrow"``
+  ``StringColumnSink`` (Arrow string buffers) and ``TermColumnSink`` (Arrow term structs).
 
 ``term_factory`` and ``statement_sink`` resolve the names the public API takes (``terms="nt"``,
 ``output="columns"``); factories and sinks that live elsewhere are imported on first use, so
@@ -184,7 +184,7 @@ cdef class ColumnSink(StatementSink):
 # Names the public API takes, and where the compiled classes live (imported on first use).
 TERM_FACTORIES = {"native": "jelly._sink:NativeTerms", "nt": "jelly._ntformat:NTriplesTerms"}
 SINKS = {"tuples": "jelly._sink:TupleSink", "columns": "jelly._sink:ColumnSink",
-         "lines": "jelly._ntformat:LineSink", "arrow": "jelly._ntformat:StringColumnSink"}
+         "lines": "jelly._ntformat:LineSink", "arrow": "jelly._ntformat:arrow_sink"}
 
 
 def _load(spec):

@@ -132,8 +132,9 @@ class Reader(FrameInput):
     (N-Triples strings; default graph ``None``) or a term factory (see
     :class:`jelly.Decoder`; ``factory=`` is an older name for it).  ``output`` shapes
     :attr:`Frame.statements`: ``"tuples"``, ``"columns"`` (a tuple of lists, one per
-    position), ``"arrow"`` (with ``terms="nt"``: a tuple of ``jelly._ntformat.StringColumn``, the
-    buffers of an Arrow string array per position) or ``"lines"`` (N-Triples / N-Quads lines,
+    position), ``"arrow"`` (per position the buffers of Arrow arrays: with ``terms="nt"`` a
+    ``jelly._ntformat.StringColumn`` of strings, with ``terms="native"`` a
+    ``jelly._ntformat.TermColumns`` of term structs) or ``"lines"`` (N-Triples / N-Quads lines,
     with ``terms="nt"``).
     ``strict=True`` also rejects RDF-star and generalized terms that the stream options do not
     announce.  ``new_streams=True`` reads concatenated streams (a frame that starts with

@@ -188,3 +188,20 @@ def from_jelly(x):
     if type(x) is jelly.Triple:
         return ("T", from_jelly(x.s), from_jelly(x.p), from_jelly(x.o))
     raise AssertionError(f"not a jelly term: {x!r}")
+
+
+def term_struct(term):
+    """The struct layout of a jelly term (``jelly.spark``'s ``terms="struct"``): ``(kind,
+    value, datatype, language)``, or None for no term; written independently of jelly.spark."""
+    from jelly import BlankNode, IRI, Literal
+    if term is None:
+        return None
+    if type(term) is IRI:
+        return ("iri", term.value, None, None)
+    if type(term) is BlankNode:
+        return ("bnode", term.value, None, None)
+    if type(term) is Literal:
+        return ("literal", term.lex, term.datatype.value if term.datatype else None,
+                term.language)
+    return ("triple", str(term), None, None)
+

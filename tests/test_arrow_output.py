@@ -1,8 +1,9 @@
-"""``output="arrow"``: each frame's N-Triples strings written by the decoder straight into the
-buffers of Arrow string arrays (``jelly._ntformat.StringColumn``).  The oracle is pyarrow
-building the same arrays from the strings of ``output="columns"`` (``pa.array``), so the
-offsets, the UTF-8 data, the validity bitmaps and their joins are all checked against Arrow's
-own construction."""
+"""``output="arrow"``: each frame's terms written by the decoder straight into the buffers of
+Arrow arrays: N-Triples strings (``terms="nt"``, ``jelly._ntformat.StringColumn``) or the four
+string columns of term structs (``terms="native"``, ``jelly._ntformat.TermColumns``).  The
+oracle is pyarrow building the same arrays from the terms of ``output="columns"``
+(``pa.array``; term structs by ``helpers.term_struct``), so the offsets, the UTF-8 data, the
+validity bitmaps and their joins are all checked against Arrow's own construction."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from hypothesis import strategies as st
 
 import jelly
 import strategies
-from jelly._ntformat import StringColumn
+from helpers import term_struct
+from jelly._ntformat import StringColumn, TermColumns
 
 
 def arrow_of(col: StringColumn) -> pa.Array:
@@ -23,13 +25,13 @@ def arrow_of(col: StringColumn) -> pa.Array:
     return arr
 
 
-def frames_of(data: bytes, output: str) -> list:
-    return [f.statements for f in jelly.parse_frames(data, terms="nt", output=output)]
+def frames_of(data: bytes, output: str, terms: str = "nt") -> list:
+    return [f.statements for f in jelly.parse_frames(data, terms=terms, output=output)]
 
 
-def frames_or_error(data: bytes, output: str):
+def frames_or_error(data: bytes, output: str, terms: str = "nt"):
     try:
-        return frames_of(data, output)
+        return frames_of(data, output, terms)
     except jelly.JellyError as exc:      # a term N-Triples cannot hold (a bad language tag)
         return f"{type(exc).__name__}: {exc}"
 
@@ -58,6 +60,48 @@ def test_arrow_output_holds_the_strings_of_column_output(sc):
         joined = StringColumn.concat([g[i] for g in got])
         assert arrow_of(joined).equals(
             pa.array([v for w in want for v in w[i]], type=pa.string()))
+
+
+def struct_arrays(col: TermColumns) -> list:
+    """The four arrays of a term-struct column, each checked by Arrow."""
+    return [arrow_of(c) for c in col.fields]
+
+
+def want_structs(terms: list) -> list:
+    """The four lists Arrow should hold for these jelly terms (``helpers.term_struct``; the
+    default graph or None: null in all four)."""
+    rows = [term_struct(None if t == jelly.DEFAULT_GRAPH else t) or (None,) * 4 for t in terms]
+    return [pa.array([r[i] for r in rows], type=pa.string()) for i in range(4)]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(strategies.scenario(max_statements=60))
+def test_arrow_output_of_jelly_terms_holds_their_structs(sc):
+    try:
+        data = jelly.serialize(strategies.jstatements(sc["statements"]),
+                               rows_per_frame=sc["rows_per_frame"], delimited=True,
+                               **strategies.write_kwargs(sc))
+    except jelly.JellyEncodeError:
+        assume(False)
+    want = frames_or_error(data, "columns", "native")
+    got = frames_or_error(data, "arrow", "native")
+    if isinstance(want, str):
+        assert got == want
+        return
+    if isinstance(got, str):    # a quoted triple's N-Triples text cannot hold a bad language tag
+        assert got.startswith("JellyEncodeError: ")
+        with pytest.raises(jelly.JellyEncodeError):
+            [want_structs(col) for w in want for col in w]
+        return
+    assert len(got) == len(want)
+    for w, g in zip(want, got):
+        assert len(g) == len(w)
+        for wcol, gcol in zip(w, g):
+            assert struct_arrays(gcol) == want_structs(wcol)
+            assert gcol.nbytes == max(c.nbytes for c in gcol.fields)
+    for i in range(len(want[0]) if want else 0):
+        joined = TermColumns.concat([g[i] for g in got])
+        assert struct_arrays(joined) == want_structs([t for w in want for t in w[i]])
 
 
 def graph_column(graphs: list) -> StringColumn:
@@ -101,14 +145,18 @@ def test_default_graph_is_null_and_graphs_are_strings():
     assert arrow_of(frame[2]).to_pylist() == ['"é€😀"@fr', "_:x"]
 
 
-def test_lent_columns_do_not_grow_and_arrow_needs_nt_terms():
+def test_lent_columns_do_not_grow_and_arrow_needs_nt_or_jelly_terms():
     col = StringColumn()
     col.add_nulls(2)
     views = col.buffers()
     assert views[1].readonly and len(views[1]) == 12            # three int32 offsets
     with pytest.raises(ValueError, match="lent"):
         col.add_nulls(1)
-    with pytest.raises(ValueError, match="terms='nt'"):
-        jelly.Decoder(output="arrow")
+    class Terms:           # a term factory of the caller's own (wrapped in PyTerms)
+        iri = bnode = datatype = str
+        default_graph = None
+        literal = triple = staticmethod(lambda *parts: parts)
+    with pytest.raises(ValueError, match="terms='nt' or terms='native'"):
+        jelly.Decoder(terms=Terms(), output="arrow")
     with pytest.raises(ValueError, match="frame by frame"):
         list(jelly.Reader(jelly.serialize([]), terms="nt", output="arrow"))
