@@ -16,8 +16,9 @@ split_bench.py (a count and a hash of every row, which makes Spark take every st
 warm-up reads check that both give the same count and hash.  Times are wall seconds, medians.
 
 Outside Spark, the Python worker's part alone: the CPU seconds of turning the whole file into
-the record batches Spark gets, with each reader (and of decoding it to column lists without
-building batches, for the share of batch building), medians in alternating order.
+the record batches Spark gets, with each reader, for both term layouts (N-Triples strings and
+term structs), and of decoding it to column lists without building batches (the share of
+batch building), medians in alternating order.
 """
 
 from __future__ import annotations
@@ -87,28 +88,32 @@ def before_module(commit: str, where: str) -> None:
 
 
 def outside_spark(path: str, repeat: int) -> dict[str, float]:
-    """CPU seconds of the whole file's record batches with each reader, and of decoding it to
-    column lists alone (``decode``)."""
+    """CPU seconds of the whole file's record batches with each reader, for N-Triples strings
+    and (``... struct``) term structs, and of decoding it to column lists alone
+    (``decode``)."""
     import before_arrow
 
     from jelly.reader import Reader
     from jelly.spark import _arrow
     from jelly.spark.datasource import arrow_schema, statements_schema
-    schema = arrow_schema(statements_schema("nt"))
 
     def decode():
         with open(path, "rb") as f:
             for _ in Reader(f, terms="nt", output="columns").frames():
                 pass
 
-    def batches(module, kwargs):
+    def batches(module, kwargs, layout="nt"):
+        schema = arrow_schema(statements_schema(layout))
         with open(path, "rb") as f:
-            for _ in module.statement_batches(Reader(f, **kwargs).frames(), schema, "nt"):
+            for _ in module.statement_batches(Reader(f, **kwargs).frames(), schema, layout):
                 pass
 
     runs = {"decode": decode,
             "before": lambda: batches(before_arrow, {"terms": "nt", "output": "columns"}),
-            "now": lambda: batches(_arrow, _arrow.decoder_kwargs("nt"))}
+            "now": lambda: batches(_arrow, _arrow.decoder_kwargs("nt")),
+            "before struct": lambda: batches(before_arrow, {"terms": "native",
+                                                            "output": "columns"}, "struct"),
+            "now struct": lambda: batches(_arrow, _arrow.decoder_kwargs("struct"), "struct")}
     cpu: dict[str, list[float]] = {name: [] for name in runs}
     for rnd in range(repeat):
         for name in (list(runs) if rnd % 2 == 0 else list(runs)[::-1]):
@@ -138,9 +143,11 @@ def main(argv=None) -> None:
     from before_source import BeforeSource
 
     outside = outside_spark(args.input, args.repeat)
-    print(f"outside Spark, CPU s: decode to lists {outside['decode']:.2f}; batches: lists + "
-          f"pa.array ({args.before}) {outside['before']:.2f}, Arrow buffers (now) "
-          f"{outside['now']:.2f}", flush=True)
+    print(f"outside Spark, CPU s: decode to lists {outside['decode']:.2f}; batches of "
+          f"N-Triples strings: lists + pa.array ({args.before}) {outside['before']:.2f}, Arrow "
+          f"buffers (now) {outside['now']:.2f}; batches of term structs: "
+          f"{outside['before struct']:.2f} ({args.before}), {outside['now struct']:.2f} (now)",
+          flush=True)
 
     spark = split_bench.spark_session("jelly-spark-arrow-bench")
     spark.dataSource.register(BeforeSource)

@@ -21,6 +21,7 @@ from jelly import DEFAULT_GRAPH, BlankNode, IRI, Literal, Triple
 from jelly.spark import _arrow, _fs
 from jelly.spark._options import ReadOptions, WriteOptions
 
+from helpers import term_struct
 from oracle import wire
 
 EX = "http://example.org/"
@@ -87,20 +88,6 @@ def native_rows(path) -> list:
             st = tuple(st) + (None,)
         rows.append(tuple(None if t == DEFAULT_GRAPH else t for t in st))
     return rows
-
-
-def term_struct(term):
-    """The struct layout of a jelly term, written independently of jelly.spark."""
-    if term is None:
-        return None
-    if type(term) is IRI:
-        return ("iri", term.value, None, None)
-    if type(term) is BlankNode:
-        return ("bnode", term.value, None, None)
-    if type(term) is Literal:
-        return ("literal", term.lex, term.datatype.value if term.datatype else None,
-                term.language)
-    return ("triple", str(term), None, None)
 
 
 def spo(row) -> tuple:
@@ -650,14 +637,22 @@ def test_batches_stop_short_of_what_an_arrow_string_array_holds(monkeypatch):
 
 
 def test_struct_terms_without_spark():
+    """Decoded into term structs and converted back for writing, every kind of term is
+    itself again; a missing graph is a null struct."""
     terms = [IRI(EX + "a"), BlankNode("x"), Literal("v", language="en"),
              Literal("1", datatype=IRI(XSD + "integer")), Literal("p"),
-             Triple(IRI(EX + "a"), IRI(EX + "b"), Literal("c")), None]
-    arr = _arrow.terms_to_struct(terms)
-    assert arr.null_count == 1
-    assert [term_struct(t) for t in terms] == [
-        None if v is None else tuple(v.values()) for v in arr.to_pylist()]
-    assert _arrow.TermConverter().column(arr) == terms
+             Triple(IRI(EX + "a"), IRI(EX + "b"), Literal("c"))]
+    graphs = [IRI(EX + "g"), DEFAULT_GRAPH, BlankNode("g")] * 2
+    data = jelly.serialize([(IRI(EX + "s"), IRI(EX + "p"), t, g) for t, g in zip(terms, graphs)],
+                           physical_type="quads", rdf_star=True, rows_per_frame=4)
+    schema = js.datasource.arrow_schema(js.statements_schema("struct"))
+    (batch,) = _arrow.statement_batches(
+        jelly.parse_frames(data, **_arrow.decoder_kwargs("struct")), schema, "struct")
+    o, g = batch.column("o"), batch.column("g")
+    assert [term_struct(t) for t in terms] == [tuple(v.values()) for v in o.to_pylist()]
+    assert g.null_count == 2 and g.to_pylist()[1] is None
+    assert _arrow.TermConverter().column(o) == terms
+    assert _arrow.TermConverter().column(g) == [None if x is DEFAULT_GRAPH else x for x in graphs]
     with pytest.raises(jelly.JellyEncodeError, match="unknown kind"):
         _arrow.TermConverter().column(pa.array([{"kind": "iry", "value": "x"}]))
     with pytest.raises(jelly.JellyEncodeError, match="not an N-Triples term"):

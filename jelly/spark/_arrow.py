@@ -1,10 +1,10 @@
 """Arrow conversions between the core's columns and Spark's rows (no pyspark in this module).
 
-Reading: with N-Triples strings the decoder writes each frame's terms straight into the
-buffers of Arrow string arrays (``terms="nt", output="arrow"``: one
-:class:`jelly._ntformat.StringColumn` per position), which are joined in one copy per batch:
-no Python object per row or term.  Term structs come from the decoder's column output of jelly
-terms (``output="columns"``), accumulated in lists and converted once per batch.
+Reading: the decoder writes each frame's terms straight into the buffers of Arrow arrays
+(``output="arrow"``): with ``terms="nt"`` one :class:`jelly._ntformat.StringColumn` of
+N-Triples strings per position, with ``terms="native"`` one
+:class:`jelly._ntformat.TermColumns` (the four string columns of a term struct) per position.
+They are joined in one copy per batch: no Python object per row.
 
 Writing: each string column of a record batch is dictionary-encoded by Arrow (in C++); only the
 distinct strings are parsed into jelly terms, and the column of terms is gathered from the
@@ -16,7 +16,7 @@ from __future__ import annotations
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .._ntformat import MAX_COLUMN_BYTES, StringColumn
+from .._ntformat import MAX_COLUMN_BYTES, StringColumn, TermColumns
 from .._ntriples import TermParser
 from .._terms import BlankNode, IRI, Literal, Triple
 from ..errors import JellyEncodeError
@@ -37,117 +37,25 @@ KIND_IRI, KIND_BNODE, KIND_LITERAL, KIND_TRIPLE = "iri", "bnode", "literal", "tr
 
 POSITIONS = ("s", "p", "o", "g")
 
-TERM_STRUCT = pa.struct([
-    pa.field("kind", pa.string(), nullable=False),
-    pa.field("value", pa.string(), nullable=False),
-    pa.field("datatype", pa.string()),
-    pa.field("language", pa.string()),
-])
-
 
 # ------------------------------------------------------------------------------- reading
 
 
 def decoder_kwargs(layout: str) -> dict:
     """``terms`` and ``output`` of a decoder whose frames go into :func:`new_columns` of
-    ``layout``."""
-    if layout == "nt":
-        return {"terms": "nt", "output": "arrow"}
-    return {"terms": "native", "output": "columns"}
+    ``layout``: Arrow buffers of N-Triples strings or of term structs."""
+    return {"terms": "nt" if layout == "nt" else "native", "output": "arrow"}
 
 
-def terms_to_struct(terms: list, typ: pa.DataType = TERM_STRUCT) -> pa.StructArray:
-    """Jelly terms (``None`` or ``DEFAULT_GRAPH`` for no term) as a struct array of
-    ``kind``, ``value``, ``datatype`` and ``language`` (quoted triples: their N-Triples text)."""
-    kinds, values, datatypes, languages, valid = [], [], [], [], []
-    memo: dict = {}
-    for term in terms:
-        parts = memo.get(id(term))
-        if parts is None:
-            t = type(term)
-            if t is IRI:
-                parts = (KIND_IRI, term.value, None, None)
-            elif t is Literal:
-                dt = term.datatype
-                parts = (KIND_LITERAL, term.lex, dt.value if dt is not None else None,
-                         term.language)
-            elif t is BlankNode:
-                parts = (KIND_BNODE, term.value, None, None)
-            elif t is Triple:
-                parts = (KIND_TRIPLE, str(term), None, None)
-            else:  # None or DEFAULT_GRAPH
-                parts = (None, None, None, None)
-            # The list holds every term until the arrays are built, so ids stay unique.
-            memo[id(term)] = parts
-        kinds.append(parts[0])
-        values.append(parts[1])
-        datatypes.append(parts[2])
-        languages.append(parts[3])
-        valid.append(parts[0] is not None)
-    fields = list(typ)
-    children = [pa.array(col, type=f.type) for col, f in
-                zip((kinds, values, datatypes, languages), fields)]
-    mask = None if all(valid) else pa.array([not v for v in valid], type=pa.bool_())
-    return pa.StructArray.from_arrays(children, fields=fields, mask=mask)
+class _ArrowColumns:
+    """Statement columns accumulated over frames decoded with ``output="arrow"``: each frame's
+    :class:`StringColumn` s (N-Triples) or :class:`TermColumns` (term structs), joined into
+    Arrow arrays once per batch."""
 
+    __slots__ = ("column_type", "parts", "rows", "nbytes", "has_g")
 
-def _columns_of(frame):
-    """The four position lists of a frame (``g`` is None for TRIPLES streams)."""
-    st = frame.statements
-    if len(st) == 4:
-        return st[0], st[1], st[2], st[3]
-    return st[0], st[1], st[2], None
-
-
-class _TermColumns:
-    """Statement columns of jelly terms (``output="columns"``) accumulated over frames, made
-    into term structs once per batch."""
-
-    __slots__ = ("s", "p", "o", "g", "rows", "g_nulls")
-
-    def __init__(self) -> None:
-        self.s, self.p, self.o, self.g = [], [], [], []
-        self.rows = 0
-        self.g_nulls = 0    # leading rows of TRIPLES frames, before the g list was needed
-
-    def fits(self, frame) -> bool:
-        return True
-
-    def add(self, frame) -> int:
-        s, p, o, g = _columns_of(frame)
-        n = len(s)
-        self.s.extend(s)
-        self.p.extend(p)
-        self.o.extend(o)
-        if g is None:
-            if self.g:
-                self.g.extend([None] * n)
-            else:
-                self.g_nulls += n
-        else:
-            if self.g_nulls:
-                self.g.extend([None] * self.g_nulls)
-                self.g_nulls = 0
-            self.g.extend(g)
-        self.rows += n
-        return n
-
-    def arrays(self, types) -> list:
-        arrays = [terms_to_struct(col, typ) for col, typ in zip((self.s, self.p, self.o), types)]
-        if self.g_nulls == self.rows:
-            arrays.append(pa.nulls(self.rows, type=types[3]))
-        else:
-            arrays.append(terms_to_struct(self.g, types[3]))
-        return arrays
-
-
-class _StringColumns:
-    """Statement columns of N-Triples strings (``output="arrow"``) accumulated over frames:
-    each frame's :class:`StringColumn` s, joined into Arrow string arrays once per batch."""
-
-    __slots__ = ("parts", "rows", "nbytes", "has_g")
-
-    def __init__(self) -> None:
+    def __init__(self, layout: str) -> None:
+        self.column_type = StringColumn if layout == "nt" else TermColumns
         self.parts: tuple[list, list, list, list] = ([], [], [], [])
         self.rows = 0
         self.nbytes = [0, 0, 0, 0]
@@ -173,19 +81,19 @@ class _StringColumns:
         return n
 
     def arrays(self, types) -> list:
-        arrays = [_string_array(StringColumn.concat(part), typ)
-                  for part, typ in zip(self.parts[:3], types)]
+        join = self.column_type.concat
+        arrays = [_array(join(part), typ) for part, typ in zip(self.parts[:3], types)]
         if not self.has_g:
             arrays.append(pa.nulls(self.rows, type=types[3]))
         else:
             g = []
             for part in self.parts[3]:
                 if isinstance(part, int):
-                    nulls = StringColumn()
+                    nulls = self.column_type()
                     nulls.add_nulls(part)
                     part = nulls
                 g.append(part)
-            arrays.append(_string_array(StringColumn.concat(g), types[3]))
+            arrays.append(_array(join(g), types[3]))
         return arrays
 
 
@@ -194,15 +102,26 @@ def _string_array(col: StringColumn, typ: pa.DataType) -> pa.Array:
                                                  for b in col.buffers()], col.null_count)
 
 
+def _array(col, typ: pa.DataType) -> pa.Array:
+    """The Arrow array of a joined column: a string array, or a struct of ``typ``'s fields
+    (kind, value, datatype, language), null where the term is missing."""
+    if isinstance(col, StringColumn):
+        return _string_array(col, typ)
+    fields = list(typ)
+    children = [_string_array(c, f.type) for c, f in zip(col.fields, fields)]
+    mask = children[0].is_null() if col.kind.null_count else None
+    return pa.StructArray.from_arrays(children, fields=fields, mask=mask)
+
+
 def new_columns(layout: str):
     """Columns to accumulate frames of a decoder made with :func:`decoder_kwargs`."""
-    return _StringColumns() if layout == "nt" else _TermColumns()
+    return _ArrowColumns(layout)
 
 
 def statement_batches(frames, schema: pa.Schema, layout: str = "nt",
                       batch_rows: int = DEFAULT_BATCH_ROWS, path: str | None = None):
-    """Record batches of ``schema`` (``s, p, o, g`` [, ``path``]) from decoded frames (column
-    output), about ``batch_rows`` rows each; no batch for an input without statements."""
+    """Record batches of ``schema`` (``s, p, o, g`` [, ``path``]) from frames decoded as
+    :func:`decoder_kwargs` says, about ``batch_rows`` rows each; no batch for an input without statements."""
     types = [schema.field(name).type for name in POSITIONS]
     cols = new_columns(layout)
     for frame in frames:

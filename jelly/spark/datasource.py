@@ -2,9 +2,9 @@
 
 Reading gives one partition per file, or, for a large segmented file (:mod:`jelly.parallel`),
 one per ``partitionSize`` bytes of it, split at segment starts; it hands Spark Arrow record
-batches built from the core's column output.  Writing gives one segmented ``.jelly`` file per
-non-empty partition: each task writes a hidden temporary file, the job's commit renames them
-all, and an abort deletes them.
+batches whose buffers the core's decoder writes (``output="arrow"``).  Writing gives one
+segmented ``.jelly`` file per non-empty partition: each task writes a hidden temporary file,
+the job's commit renames them all, and an abort deletes them.
 """
 
 from __future__ import annotations
@@ -245,7 +245,7 @@ def read_part(path: str, part: parallel.Part, options: ReadOptions, schema) -> I
 
 
 def _batches(frames, options: ReadOptions, schema, path: str) -> Iterator:
-    """Record batches of decoded frames (column output); errors name the file."""
+    """Record batches of decoded frames (``output="arrow"``); errors name the file."""
     convert = _arrow.frame_batches if options.rows == "frames" else _arrow.statement_batches
     try:
         yield from convert(frames, schema, options.terms, options.batch_rows, path)
