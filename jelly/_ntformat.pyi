@@ -4,10 +4,9 @@
 ``NQuadsWriter`` writes statements to a binary stream.  ``NTriplesTerms`` makes a decoder build
 every term as its N-Triples string (the default graph is ``None``) and ``LineSink`` turns
 decoded statements into N-Triples / N-Quads lines, so Jelly becomes text without building any
-term object.  ``output="arrow"`` puts each position's terms straight into the buffers of Arrow
-arrays: N-Triples strings into a string array (:class:`StringColumnSink`, :class:`StringColumn`),
-jelly terms into the four string arrays of a term struct (:class:`TermColumnSink`,
-:class:`TermColumns`).
+term object.  ``output="arrow"`` (:class:`ArrowSink`) puts each position's terms straight into
+the buffers of Arrow arrays: N-Triples strings into a string array (:class:`StringColumn`),
+jelly terms into the four string arrays of a term struct (:class:`TermColumns`).
 """
 
 from typing import Any, Iterable, Literal, Protocol, final
@@ -85,8 +84,15 @@ class LineSink(StatementSink):
 #: The most UTF-8 bytes a :class:`StringColumn` (an Arrow ``string`` array) holds.
 MAX_COLUMN_BYTES: int
 
+class ArrowColumn:
+    """What ``output="arrow"`` fills for each position of a frame: :class:`StringColumn` or
+    :class:`TermColumns`."""
+
+    def add_nulls(self, count: int) -> int:
+        """Append ``count`` nulls (missing terms)."""
+
 @final
-class StringColumn:
+class StringColumn(ArrowColumn):
     """One position's N-Triples strings (``None``: the default graph), as the buffers of an
     Arrow ``string`` array: :meth:`buffers` gives the validity bitmap (None without nulls),
     the int32 offsets and the UTF-8 data, for ``pyarrow.Array.from_buffers`` without a copy.
@@ -112,15 +118,7 @@ class StringColumn:
         ``null_count`` nulls.  The column no longer grows after this."""
 
 @final
-class StringColumnSink(StatementSink):
-    """Each frame's statements as :class:`StringColumn` s, one per position
-    (``output="arrow"``; needs ``terms="nt"``)."""
-
-    def __init__(self, terms: NTriplesTerms) -> None:
-        """Raises ``ValueError`` unless ``terms`` is an :class:`NTriplesTerms`."""
-
-@final
-class TermColumns:
+class TermColumns(ArrowColumn):
     """One position's jelly terms as the buffers of an Arrow term struct: four
     :class:`StringColumn` s ``kind`` (``iri``, ``bnode``, ``literal`` or ``triple``),
     ``value`` (the IRI, label, lexical form, or a quoted triple's N-Triples text),
@@ -151,12 +149,12 @@ class TermColumns:
         """One :class:`TermColumns` holding the terms of ``columns`` one after the other."""
 
 @final
-class TermColumnSink(StatementSink):
-    """Each frame's statements as :class:`TermColumns`, one per position (``output="arrow"``
-    with ``terms="native"``)."""
+class ArrowSink(StatementSink):
+    """Each frame's statements as :class:`ArrowColumn` s, one per position, of the kind of
+    ``first`` (``output="arrow"``: see :func:`arrow_sink`)."""
 
-    def __init__(self, terms: TermFactory) -> None: ...
+    def __init__(self, first: ArrowColumn) -> None: ...
 
-def arrow_sink(terms: TermFactory) -> StringColumnSink | TermColumnSink:
+def arrow_sink(terms: TermFactory) -> ArrowSink:
     """The sink of ``output="arrow"``: N-Triples strings (``terms="nt"``) in
     :class:`StringColumn` s, jelly terms (``terms="native"``) in :class:`TermColumns`."""

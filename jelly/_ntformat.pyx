@@ -23,7 +23,7 @@ from ._ntriples import MESSAGE as _MESSAGE
 from .errors import JellyDecodeError, JellyEncodeError, JellyError
 
 __all__ = ["term_to_nt", "statement_to_nt", "NQuadsWriter", "NTriplesTerms", "LineSink",
-           "StringColumn", "StringColumnSink", "TermColumns", "TermColumnSink", "arrow_sink"]
+           "ArrowColumn", "StringColumn", "TermColumns", "ArrowSink", "arrow_sink"]
 
 cdef str _XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
 
@@ -582,8 +582,27 @@ cdef inline int _set_bit(WriteBuffer* b, Py_ssize_t i, bint v) except -1:
     return 0
 
 
+cdef class ArrowColumn:
+    """What ``output="arrow"`` fills for each position of a frame: :class:`StringColumn` or
+    :class:`TermColumns`."""
+
+    cdef int add(self, object term) except -1:
+        raise NotImplementedError
+
+    cpdef int add_nulls(self, Py_ssize_t count) except -1:
+        raise NotImplementedError
+
+    cdef Py_ssize_t length(self):
+        raise NotImplementedError
+
+    cdef ArrowColumn sized_like(self, Py_ssize_t rows):
+        """An empty column of this kind, with room for ``rows`` terms and as many bytes as
+        this one holds."""
+        raise NotImplementedError
+
+
 @cython.final
-cdef class StringColumn:
+cdef class StringColumn(ArrowColumn):
     """One position's N-Triples strings (``None``: the default graph), as the buffers of an
     Arrow ``string`` array: :meth:`buffers` gives the validity bitmap (None without nulls),
     the int32 offsets and the UTF-8 data, for ``pyarrow.Array.from_buffers`` without a copy.
@@ -609,6 +628,12 @@ cdef class StringColumn:
 
     def __len__(self):
         return self.n
+
+    cdef Py_ssize_t length(self):
+        return self.n
+
+    cdef ArrowColumn sized_like(self, Py_ssize_t rows):
+        return StringColumn(rows, self.data.len)
 
     @property
     def nbytes(self):
@@ -723,19 +748,17 @@ cdef class StringColumn:
 
 
 @cython.final
-cdef class StringColumnSink(StatementSink):
-    """Each frame's statements as :class:`StringColumn` s, one per position
-    (``output="arrow"``; needs ``terms="nt"``)."""
+cdef class ArrowSink(StatementSink):
+    """Each frame's statements as :class:`ArrowColumn` s, one per position, of the kind of
+    ``first`` (``output="arrow"``: see :func:`arrow_sink`)."""
 
-    cdef StringColumn s, p, o, g
+    cdef ArrowColumn s, p, o, g
 
-    def __init__(self, terms):
-        if not isinstance(terms, NTriplesTerms):
-            raise ValueError("output='arrow' needs terms='nt'")
-        self.s = StringColumn()
-        self.p = StringColumn()
-        self.o = StringColumn()
-        self.g = StringColumn()
+    def __init__(self, ArrowColumn first not None):
+        self.s = first
+        self.p = first.sized_like(0)
+        self.o = first.sized_like(0)
+        self.g = first.sized_like(0)
 
     cdef int triple(self, object s, object p, object o) except -1:
         self.s.add(s)
@@ -756,15 +779,14 @@ cdef class StringColumnSink(StatementSink):
         cdef Py_ssize_t rows = self.pending
         # Nothing collected: keep the sized columns.  s is the first column a statement goes
         # into, so when it is empty the others are too, even after a frame that failed halfway.
-        if self.s.n == 0:
-            return ((StringColumn(), StringColumn(), StringColumn(), StringColumn()) if quads
-                    else (StringColumn(), StringColumn(), StringColumn()))
+        if self.s.length() == 0:
+            return tuple([self.s.sized_like(0) for _ in range(4 if quads else 3)])
         out = (self.s, self.p, self.o, self.g) if quads else (self.s, self.p, self.o)
         # The next frame's columns, sized like this frame's (frames of a stream are alike).
-        self.s = StringColumn(rows, self.s.data.len)
-        self.p = StringColumn(rows, self.p.data.len)
-        self.o = StringColumn(rows, self.o.data.len)
-        self.g = StringColumn(rows, self.g.data.len)
+        self.s = self.s.sized_like(rows)
+        self.p = self.p.sized_like(rows)
+        self.o = self.o.sized_like(rows)
+        self.g = self.g.sized_like(rows)
         self.pending = 0
         return out
 
@@ -776,7 +798,7 @@ cdef str _KIND_TRIPLE = "triple"
 
 
 @cython.final
-cdef class TermColumns:
+cdef class TermColumns(ArrowColumn):
     """One position's jelly terms as the buffers of an Arrow term struct: four
     :class:`StringColumn` s ``kind`` (``iri``, ``bnode``, ``literal`` or ``triple``),
     ``value`` (the IRI, label, lexical form, or a quoted triple's N-Triples text),
@@ -793,6 +815,12 @@ cdef class TermColumns:
 
     def __len__(self):
         return self.kind.n
+
+    cdef Py_ssize_t length(self):
+        return self.kind.n
+
+    cdef ArrowColumn sized_like(self, Py_ssize_t rows):
+        return TermColumns(rows, self)
 
     @property
     def fields(self):
@@ -852,53 +880,11 @@ cdef class TermColumns:
         return out
 
 
-@cython.final
-cdef class TermColumnSink(StatementSink):
-    """Each frame's statements as :class:`TermColumns`, one per position (``output="arrow"``
-    with ``terms="native"``)."""
-
-    cdef TermColumns s, p, o, g
-
-    def __init__(self, terms):
-        self.s = TermColumns()
-        self.p = TermColumns()
-        self.o = TermColumns()
-        self.g = TermColumns()
-
-    cdef int triple(self, object s, object p, object o) except -1:
-        self.s.add(s)
-        self.p.add(p)
-        self.o.add(o)
-        self.pending += 1
-        return 0
-
-    cdef int quad(self, object s, object p, object o, object g) except -1:
-        self.s.add(s)
-        self.p.add(p)
-        self.o.add(o)
-        self.g.add(g)
-        self.pending += 1
-        return 0
-
-    cdef object take(self, bint quads):
-        cdef Py_ssize_t rows = self.pending
-        if self.s.kind.n == 0:      # as StringColumnSink.take
-            return ((TermColumns(), TermColumns(), TermColumns(), TermColumns()) if quads
-                    else (TermColumns(), TermColumns(), TermColumns()))
-        out = (self.s, self.p, self.o, self.g) if quads else (self.s, self.p, self.o)
-        self.s = TermColumns(rows, self.s)
-        self.p = TermColumns(rows, self.p)
-        self.o = TermColumns(rows, self.o)
-        self.g = TermColumns(rows, self.g)
-        self.pending = 0
-        return out
-
-
 def arrow_sink(terms):
     """The sink of ``output="arrow"``: N-Triples strings (``terms="nt"``) in
     :class:`StringColumn` s, jelly terms (``terms="native"``) in :class:`TermColumns`."""
     if isinstance(terms, NTriplesTerms):
-        return StringColumnSink(terms)
+        return ArrowSink(StringColumn())
     if type(terms) is NativeTerms:
-        return TermColumnSink(terms)
+        return ArrowSink(TermColumns())
     raise ValueError("output='arrow' needs terms='nt' or terms='native'")
