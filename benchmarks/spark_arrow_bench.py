@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -177,11 +176,7 @@ def main(argv=None) -> None:
     print("\n".join(lines))
     if args.out:
         with open(args.out, "w") as f:
-            json.dump({"date": time.strftime("%Y-%m-%d %H:%M"),
-                       "command": "python benchmarks/spark_arrow_bench.py " + " ".join(
-                           sys.argv[1:] if argv is None else argv),
-                       "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, Python "
-                                  f"{platform.python_version()}",
+            json.dump({**split_bench.provenance("spark_arrow_bench.py", argv),
                        "input": os.path.basename(args.input), "rows": seen["jelly", 1][0],
                        "before": args.before, "medians": med, "runs": times,
                        "outside_spark_cpu": outside}, f, indent=1)

@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import sys
 import time
@@ -85,11 +84,7 @@ def main(argv=None) -> None:
     print("\n".join(lines))
     if args.out:
         with open(args.out, "w") as f:
-            json.dump({"date": time.strftime("%Y-%m-%d %H:%M"),
-                       "command": "python benchmarks/spark_filter_bench.py " + " ".join(
-                           sys.argv[1:] if argv is None else argv),
-                       "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, Python "
-                                  f"{platform.python_version()}",
+            json.dump({**split_bench.provenance("spark_filter_bench.py", argv),
                        "input": os.path.basename(args.input), "rows": total,
                        "kept": {q: seen[q, True][0] for q in QUERIES},
                        "medians": med, "runs": times}, f, indent=1)

@@ -55,6 +55,16 @@ GOALS = {
 }
 
 
+def provenance(script: str, argv: list[str] | None = None) -> dict:
+    """When, with what command and on what machine a benchmark ran: the head of the JSON it
+    records (``argv``: its arguments, default ``sys.argv[1:]``)."""
+    return {"date": time.strftime("%Y-%m-%d %H:%M"),
+            "command": f"python benchmarks/{script} " + " ".join(
+                sys.argv[1:] if argv is None else argv),
+            "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
+                       f"Python {platform.python_version()}"}
+
+
 def loadavg() -> list[float]:
     with open("/proc/loadavg") as f:
         return [float(x) for x in f.read().split()[:3]]
@@ -503,10 +513,7 @@ def main(argv=None) -> None:
     import jelly
     args.statements_actual = sum(1 for _ in jelly.parse(files["sensors.jelly"]))
     results: dict = {
-        "date": time.strftime("%Y-%m-%d %H:%M"),
-        "command": "python benchmarks/split_bench.py " + " ".join(argv or sys.argv[1:]),
-        "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
-                   f"Python {platform.python_version()}",
+        **provenance("split_bench.py", argv or None),
         "load_before": loadavg(), "rows": {}, "goals": {}, "ceiling": {}, "checks": {}}
     if "convert" in only:
         bench_convert(args, files, results)
