@@ -122,6 +122,7 @@ def test_filters_it_cannot_evaluate_go_back_to_spark():
     back = [EqualTo(("s",), 3),                   # a number for a string column
             EqualTo(("frame",), "3"),             # a string for a number
             EqualTo(("frame",), True),            # a bool is not a frame index
+            EqualTo(("frame",), 2**63),           # beyond int64
             In(("s",), ("a", 1)),
             EqualTo(("nope",), "a"), EqualTo(("o", "nope"), "a"), EqualTo(("s", "x"), "a"),
             EqualTo(("o",), "a"),                 # a whole struct

@@ -50,8 +50,9 @@ def _field(schema: pa.Schema, path: tuple) -> tuple[list[int], pa.DataType] | No
 def _constant_fits(typ: pa.DataType, value: Any) -> bool:
     if pa.types.is_string(typ):
         return isinstance(value, str)
-    if pa.types.is_integer(typ):
-        return isinstance(value, int) and not isinstance(value, bool)
+    if pa.types.is_integer(typ):         # the frame column: int64
+        return isinstance(value, int) and not isinstance(value, bool) and \
+            -2**63 <= value < 2**63
     return False
 
 
@@ -67,7 +68,7 @@ def _column(indices: list[int]) -> Callable[[pa.RecordBatch], pa.Array]:
 def compile_filter(f: Any, schema: pa.Schema) -> Condition | None:
     """``f`` (a ``pyspark.sql.datasource`` filter) as a :data:`Condition` on batches of
     ``schema``, or None if it is not one this module evaluates exactly."""
-    kind = type(f).__name__
+    kind = type(f).__name__     # by name: this module does not import pyspark
     if kind == "Not":
         inner = compile_filter(f.child, schema)
         return None if inner is None else (lambda batch: pc.invert(inner(batch)))
