@@ -850,8 +850,9 @@ cdef class TermColumns(ArrowColumn):
             self.kind.add(_KIND_BNODE)
             self.value.add((<BlankNode>t).value)
         elif tt is Triple:
+            text = str(t)           # first: it fails on a term N-Triples cannot hold
             self.kind.add(_KIND_TRIPLE)
-            self.value.add(str(t))
+            self.value.add(text)
         elif t is None or tt is DefaultGraph:
             return self.add_nulls(1)
         else:
