@@ -67,7 +67,7 @@ class _ArrowColumns:
         return all(self.nbytes[i] + col.nbytes <= MAX_COLUMN_BYTES
                    for i, col in enumerate(frame.statements))
 
-    def add(self, frame) -> int:
+    def add(self, frame) -> None:
         columns = frame.statements
         n = len(columns[0])
         for i, col in enumerate(columns):
@@ -78,7 +78,6 @@ class _ArrowColumns:
         else:
             self.parts[3].append(n)       # a TRIPLES frame: n default-graph nulls
         self.rows += n
-        return n
 
     def arrays(self, types) -> list:
         join = self.column_type.concat
@@ -118,29 +117,40 @@ def new_columns(layout: str):
     return _ArrowColumns(layout)
 
 
+def batched(items, layout: str, batch_rows: int = DEFAULT_BATCH_ROWS, frame=None):
+    """``items`` (frames decoded as :func:`decoder_kwargs` says, or anything ``frame(item)``
+    turns into one) grouped for record batches: ``(columns, items)`` pairs, the columns
+    (:func:`new_columns`) holding the statements of those items' frames.  A group ends once it
+    holds ``batch_rows`` statements, or before a frame that would take a column past what an
+    Arrow string array holds."""
+    cols, group = new_columns(layout), []
+    for item in items:
+        f = item if frame is None else frame(item)
+        if group and not cols.fits(f):
+            yield cols, group
+            cols, group = new_columns(layout), []
+        cols.add(f)
+        group.append(item)
+        if cols.rows >= batch_rows:
+            yield cols, group
+            cols, group = new_columns(layout), []
+    if group:
+        yield cols, group
+
+
 def statement_batches(frames, schema: pa.Schema, layout: str = "nt",
                       batch_rows: int = DEFAULT_BATCH_ROWS, path: str | None = None):
     """Record batches of ``schema`` (``s, p, o, g`` [, ``path``]) from frames decoded as
-    :func:`decoder_kwargs` says, about ``batch_rows`` rows each; no batch for an input without statements."""
+    :func:`decoder_kwargs` says, about ``batch_rows`` rows each; no batch for an input
+    without statements."""
     types = [schema.field(name).type for name in POSITIONS]
-    cols = new_columns(layout)
-    for frame in frames:
-        if cols.rows and not cols.fits(frame):
-            yield _statement_batch(cols, types, schema, path)
-            cols = new_columns(layout)
-        cols.add(frame)
-        if cols.rows >= batch_rows:
-            yield _statement_batch(cols, types, schema, path)
-            cols = new_columns(layout)
-    if cols.rows:
-        yield _statement_batch(cols, types, schema, path)
-
-
-def _statement_batch(cols, types, schema, path):
-    arrays = cols.arrays(types)
-    if "path" in schema.names:
-        arrays.append(pa.array([path] * cols.rows, type=schema.field("path").type))
-    return pa.RecordBatch.from_arrays(arrays, schema=schema)
+    for cols, _ in batched(frames, layout, batch_rows):
+        if not cols.rows:
+            continue
+        arrays = cols.arrays(types)
+        if "path" in schema.names:
+            arrays.append(pa.array([path] * cols.rows, type=schema.field("path").type))
+        yield pa.RecordBatch.from_arrays(arrays, schema=schema)
 
 
 def frame_batches(frames, schema: pa.Schema, layout: str = "nt",
@@ -152,42 +162,25 @@ def frame_batches(frames, schema: pa.Schema, layout: str = "nt",
     struct_type = list_type.value_type
     types = [struct_type.field(name).type for name in POSITIONS]
     map_type = schema.field("metadata").type
-    state = None
-    for frame in frames:
-        if state is not None and not state[2].fits(frame):
-            yield _frame_batch(state, schema, list_type, struct_type, types, map_type, path)
-            state = None
-        if state is None:
-            state = ([], [0], new_columns(layout), [0], [], [])
-        indexes, offsets, cols, moffsets, mkeys, mvalues = state
-        indexes.append(frame.index)
-        cols.add(frame)
-        offsets.append(cols.rows)
-        for key, value in frame.metadata.items():
-            mkeys.append(key)
-            mvalues.append(value)
-        moffsets.append(len(mkeys))
-        if cols.rows >= batch_rows:
-            yield _frame_batch(state, schema, list_type, struct_type, types, map_type, path)
-            state = None
-    if state is not None:
-        yield _frame_batch(state, schema, list_type, struct_type, types, map_type, path)
-
-
-def _frame_batch(state, schema, list_type, struct_type, types, map_type, path):
-    indexes, offsets, cols, moffsets, mkeys, mvalues = state
-    children = cols.arrays(types)
-    values = pa.StructArray.from_arrays(children, fields=list(struct_type))
-    statements = pa.ListArray.from_arrays(pa.array(offsets, type=pa.int32()), values,
-                                          type=list_type)
-    metadata = pa.MapArray.from_arrays(pa.array(moffsets, type=pa.int32()),
-                                       pa.array(mkeys, type=map_type.key_type),
-                                       pa.array(mvalues, type=map_type.item_type),
-                                       type=map_type)
-    arrays = [pa.array(indexes, type=schema.field("frame").type), statements, metadata]
-    if "path" in schema.names:
-        arrays.append(pa.array([path] * len(indexes), type=schema.field("path").type))
-    return pa.RecordBatch.from_arrays(arrays, schema=schema)
+    for cols, group in batched(frames, layout, batch_rows):
+        offsets, moffsets, mkeys, mvalues = [0], [0], [], []
+        for f in group:
+            offsets.append(offsets[-1] + len(f.statements[0]))
+            mkeys.extend(f.metadata)
+            mvalues.extend(f.metadata.values())
+            moffsets.append(len(mkeys))
+        values = pa.StructArray.from_arrays(cols.arrays(types), fields=list(struct_type))
+        statements = pa.ListArray.from_arrays(pa.array(offsets, type=pa.int32()), values,
+                                              type=list_type)
+        metadata = pa.MapArray.from_arrays(pa.array(moffsets, type=pa.int32()),
+                                           pa.array(mkeys, type=map_type.key_type),
+                                           pa.array(mvalues, type=map_type.item_type),
+                                           type=map_type)
+        arrays = [pa.array([f.index for f in group], type=schema.field("frame").type),
+                  statements, metadata]
+        if "path" in schema.names:
+            arrays.append(pa.array([path] * len(group), type=schema.field("path").type))
+        yield pa.RecordBatch.from_arrays(arrays, schema=schema)
 
 
 # ------------------------------------------------------------------------------- writing
@@ -361,12 +354,6 @@ def frames_of_batch(batch, conv: TermConverter, with_graph: bool):
 
 
 # ------------------------------------------------------------------------------- column helpers
-
-
-def statement_arrays(cols, fields) -> list:
-    """The ``s, p, o, g`` arrays of accumulated columns (:func:`new_columns`), typed as
-    ``fields``."""
-    return cols.arrays([f.type for f in fields])
 
 
 def list_of_statements(frames, list_type: pa.DataType, layout: str) -> pa.ListArray:

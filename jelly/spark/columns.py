@@ -67,7 +67,7 @@ def _check_binary(df: DataFrame, column: str) -> None:
 def _emit(batch, keep, indices, cols, schema):
     fields = [schema.field(name) for name in ("s", "p", "o", "g")]
     arrays = [batch.column(name).take(pa.array(indices, type=pa.int64())) for name in keep]
-    arrays += _arrow.statement_arrays(cols, fields)
+    arrays += cols.arrays([f.type for f in fields])
     return pa.RecordBatch.from_arrays(arrays, schema=schema)
 
 
@@ -75,22 +75,11 @@ def _statement_batches(batch, values, decode, keep, schema, layout, batch_rows):
     """Arrow batches of the statements of the frames in ``values`` (the binary column of
     ``batch``; ``decode(i, data)`` decodes the i-th as columns), each statement row with the
     ``keep`` columns of its frame's row."""
-    cols = _arrow.new_columns(layout)
-    indices: list = []
-    for i, data in enumerate(values):
-        if data is None:
-            continue
-        frame = decode(i, bytes(data))
-        if cols.rows and not cols.fits(frame):
+    decoded = ((i, decode(i, bytes(data))) for i, data in enumerate(values) if data is not None)
+    for cols, group in _arrow.batched(decoded, layout, batch_rows, frame=lambda item: item[1]):
+        if cols.rows:
+            indices = [i for i, frame in group for _ in range(len(frame.statements[0]))]
             yield _emit(batch, keep, indices, cols, schema)
-            cols, indices = _arrow.new_columns(layout), []
-        n = cols.add(frame)
-        indices.extend([i] * n)
-        if cols.rows >= batch_rows:
-            yield _emit(batch, keep, indices, cols, schema)
-            cols, indices = _arrow.new_columns(layout), []
-    if cols.rows:
-        yield _emit(batch, keep, indices, cols, schema)
 
 
 def decode_frames(df: DataFrame, column: str = "value", *, terms: str = "nt",
