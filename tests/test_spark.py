@@ -176,6 +176,9 @@ def test_read_frames(spark, tmp_path, physical):
         assert dict(row["metadata"]) == frame.metadata
         expected = [tuple(st) + (None,) * (4 - len(st)) for st in frame.statements]
         assert [spo(st) for st in row["statements"]] == expected
+    # batches of a few statements, cut between frames, give the same rows
+    assert (spark.read.format("jelly").options(rows="frames", includePath=True, batchSize=6)
+            .load(path).orderBy("frame").collect()) == got
     # the struct layout nests the same way
     sdf = spark.read.format("jelly").options(rows="frames", terms="struct").load(path)
     nested = [[struct_row(st) for st in r["statements"]] for r in sdf.orderBy("frame").collect()]
