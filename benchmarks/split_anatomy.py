@@ -55,21 +55,18 @@ def _parts(path: str) -> list:
 
 
 def _decode_parts(path: str, parts: list, out_path: str) -> None:
-    """Decode ``parts`` one after the other into two buffers used in turn, each written to
+    """Decode ``parts`` one after the other, each written to
     ``out_path`` (as a worker does)."""
     from jelly import parallel
     from jelly.options import DEFAULT_LIMITS
-    outputs = [parallel._Output(), parallel._Output()]
     fd = os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
     offset = 0
     try:
-        for i, part in enumerate(parts):
-            output = outputs[i % 2]
-            output.used = 0
+        for part in parts:
+            output = parallel._Output()
             parallel._decode_part(parallel._DecodePart(path, part, True, None, DEFAULT_LIMITS),
                                   output)
-            with memoryview(output.buf) as view:
-                parallel._write_at(fd, offset, view[:output.used])
+            parallel._write_at(fd, offset, output.chunks)
             offset += output.used
     finally:
         os.close(fd)

@@ -16,8 +16,9 @@ from .options import ReaderLimits, StreamOptions
 
 #: What ``terms=`` takes: ``"native"``, ``"nt"``, a compiled factory or a Python one.
 _Terms: TypeAlias = "str | TermFactory | _PyFactory"
-#: A frame's statements: a list (of tuples or of lines) or, for ``output="columns"``, a tuple
-#: of lists (one per position).
+#: A frame's statements: a list (of tuples or of lines) or, for ``output="columns"`` and
+#: ``"arrow"``, a tuple (one item per position).  ``output="text"`` gives bytes, which is not
+#: in this type, so that code that iterates the usual outputs needs no narrowing.
 _Statements: TypeAlias = "list[Any] | tuple[list[Any], ...]"
 
 #: Row kinds by field number of the ``RdfStreamRow`` oneof, in the order of
@@ -39,7 +40,8 @@ class Frame:
     def statements(self) -> _Statements:
         """The statements, in the shape of the reader's ``output``: ``"tuples"`` a list of
         ``(s, p, o)`` / ``(s, p, o, g)``, ``"lines"`` a list of N-Triples / N-Quads lines,
-        ``"columns"`` a tuple of lists, one per position."""
+        ``"text"`` those lines as one ``bytes`` of UTF-8, ``"columns"`` a tuple of lists, one
+        per position, ``"arrow"`` per position the buffers of Arrow arrays."""
     @property
     def metadata(self) -> dict[str, bytes]:
         """The frame's metadata."""
@@ -74,7 +76,9 @@ class Decoder(TermDecoder):
     ``iri(str)``, ``bnode(str)``, ``literal(lex, language, datatype)``, ``triple(s, p, o)``,
     ``datatype(str)`` (the object passed to ``literal``) and a ``default_graph`` value.
     ``output`` shapes each frame's ``statements``: ``"tuples"``, ``"columns"`` (a tuple of
-    lists, one per position) or ``"lines"`` (N-Triples / N-Quads lines; needs ``terms="nt"``).
+    lists, one per position), ``"arrow"`` (per position the buffers of Arrow arrays),
+    ``"lines"`` (N-Triples / N-Quads lines; needs ``terms="nt"``) or ``"text"`` (the lines as
+    one ``bytes`` of UTF-8; needs ``terms="nt"``).
     ``new_streams=True`` reads a frame that starts with different stream options as the start of
     a new stream (what concatenating two files gives) instead of rejecting it.
     ``segment=True``: the input starts at a segment start inside a stream (a frame that begins

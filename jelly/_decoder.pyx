@@ -116,8 +116,9 @@ cdef class Decoder(TermDecoder):
     ``output`` shapes each frame's ``statements``: ``"tuples"``, ``"columns"`` (a tuple of
     lists, one per position), ``"arrow"`` (per position the buffers of Arrow arrays: with
     ``terms="nt"`` a ``jelly._ntformat.StringColumn`` of strings, with ``terms="native"`` a
-    ``jelly._ntformat.TermColumns``, the four string columns of a term struct) or ``"lines"``
-    (N-Triples / N-Quads lines; needs ``terms="nt"``).
+    ``jelly._ntformat.TermColumns``, the four string columns of a term struct), ``"lines"``
+    (N-Triples / N-Quads lines; needs ``terms="nt"``) or ``"text"`` (the lines as one ``bytes``
+    of UTF-8; needs ``terms="nt"``).
     ``new_streams=True`` reads a frame that starts with different stream options as the start of
     a new stream (what concatenating two files gives) instead of rejecting it.
     ``segment=True``: the input starts at a segment start inside a stream (a frame that begins

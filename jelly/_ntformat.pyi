@@ -34,13 +34,9 @@ def statement_to_nt(stmt: Iterable[Any], syntax: _Syntax = None) -> str:
     quoted triples as RDF 1.2 triple terms and refuses them where RDF 1.2 has none.
     """
 
-def append_utf8(buf: bytearray, used: int, lines: list[str]) -> int:
-    """Copy ``lines`` (str) in UTF-8 into ``buf`` after its first ``used`` bytes, growing it
-    when they do not fit; the bytes used after them (``buf`` must have no buffer views)."""
-
 @final
 class NQuadsWriter:
-    """Writes statements as N-Quads lines to a binary stream, buffering about 64 KiB.
+    """Writes statements as N-Quads lines to a binary stream, buffering about 64 KiB of UTF-8.
 
     ``write(MESSAGE)`` is the same as ``write_message()``.  ``close()`` flushes but leaves the
     underlying stream open.
@@ -54,6 +50,10 @@ class NQuadsWriter:
     def write_lines(self, lines: list[str]) -> None:
         """Buffer complete lines (str, each ending in a line feed), e.g. a frame of a decoder
         with ``output="lines"``."""
+    def write_text(self, text: bytes | bytearray | memoryview) -> None:
+        """Buffer complete lines as UTF-8 bytes, e.g. a frame of a decoder with
+        ``output="text"``; text at least as large as the buffer goes to the stream as it is
+        (after what is buffered), without a copy."""
     def write_message(self) -> None:
         """Write a message boundary: the line ``# @message``."""
     def flush(self) -> None:
@@ -77,6 +77,15 @@ class NTriplesTerms(TermFactory):
 @final
 class LineSink(StatementSink):
     """N-Triples / N-Quads lines (each ending in ``" .\\n"``) of N-Triples terms."""
+
+    def __init__(self, terms: NTriplesTerms) -> None:
+        """Raises ``ValueError`` unless ``terms`` is an :class:`NTriplesTerms`."""
+
+@final
+class TextSink(StatementSink):
+    """N-Triples / N-Quads text of N-Triples terms: the lines of a frame (each ending in
+    ``" .\\n"``) as one ``bytes`` of UTF-8, written into one buffer as they are decoded, with
+    no str per line."""
 
     def __init__(self, terms: NTriplesTerms) -> None:
         """Raises ``ValueError`` unless ``terms`` is an :class:`NTriplesTerms`."""

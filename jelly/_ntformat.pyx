@@ -1,11 +1,12 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
 """N-Triples / N-Quads output: terms and statements in the W3C canonical escaping, and the
-decoder's N-Triples term factory and line sink.
+decoder's N-Triples term factory and its sinks.
 
 ``term_to_nt`` and ``statement_to_nt`` format jelly terms.  ``NTriplesTerms`` makes a decoder
 build every term as its N-Triples string (IRIs once per lookup slot, thanks to the IRI cache;
-the default graph is ``None``) and ``LineSink`` turns decoded statements into N-Triples /
-N-Quads lines, so Jelly becomes text without building any term object.
+the default graph is ``None``); ``TextSink`` writes decoded statements as N-Triples / N-Quads
+text into one buffer (``LineSink``: a str per line), so Jelly becomes text without building
+any term object.  ``ArrowSink`` fills the buffers of Arrow arrays instead.
 """
 
 cimport cython
@@ -13,16 +14,17 @@ from cpython.unicode cimport PyUnicode_KIND, PyUnicode_DATA, PyUnicode_GET_LENGT
 
 from ._terms cimport IRI, BlankNode, Literal, Triple, DefaultGraph
 from ._sink cimport TermFactory, StatementSink, NativeTerms
-from ._buffer cimport utf8_of, WriteBuffer, wb_init, wb_free, wb_ensure, wb_bytes
+from ._buffer cimport utf8_of, WriteBuffer, wb_init, wb_free, wb_ensure, wb_bytes, wb_take
 from libc.stdint cimport int32_t
 from libc.string cimport memcpy, memset
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, _PyBytes_Resize
+from cpython.ref cimport PyObject, Py_INCREF, Py_XDECREF
 from cpython.buffer cimport PyBuffer_FillInfo
-from cpython.bytearray cimport PyByteArray_AS_STRING, PyByteArray_Resize
 
 from ._ntriples import MESSAGE as _MESSAGE
 from .errors import JellyDecodeError, JellyEncodeError, JellyError
 
-__all__ = ["term_to_nt", "statement_to_nt", "NQuadsWriter", "NTriplesTerms", "LineSink",
+__all__ = ["term_to_nt", "statement_to_nt", "NQuadsWriter", "NTriplesTerms", "LineSink", "TextSink",
            "ArrowColumn", "StringColumn", "TermColumns", "ArrowSink", "arrow_sink"]
 
 cdef str _XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
@@ -360,7 +362,7 @@ def statement_to_nt(stmt, syntax=None):
 
 @cython.final
 cdef class NQuadsWriter:
-    """Writes statements as N-Quads lines to a binary stream, buffering about 64 KiB.
+    """Writes statements as N-Quads lines to a binary stream, buffering about 64 KiB of UTF-8.
 
     ``write(MESSAGE)`` is the same as ``write_message()``.  ``close()`` flushes but leaves the
     underlying stream open.
@@ -368,53 +370,67 @@ cdef class NQuadsWriter:
 
     cdef object _stream
     cdef object _write
-    cdef list _parts
-    cdef Py_ssize_t _size
+    cdef WriteBuffer _buf
     cdef Py_ssize_t _limit
     cdef bint _triple_terms
+
+    def __cinit__(self, *args, **kwargs):
+        wb_init(&self._buf, _WRITE_BUFFER)
+
+    def __dealloc__(self):
+        wb_free(&self._buf)
 
     def __init__(self, stream, *, Py_ssize_t buffer_size=_WRITE_BUFFER, syntax=None):
         self._triple_terms = _rdf12(syntax)
         self._stream = stream
         self._write = stream.write
-        self._parts = []
-        self._size = 0
         self._limit = buffer_size if buffer_size > 0 else 1
+
+    cdef int _put(self, str line) except -1:
+        cdef const char* p
+        cdef Py_ssize_t n
+        utf8_of(line, &p, &n)
+        wb_bytes(&self._buf, p, n)
+        return 0
+
+    cdef inline int _filled(self) except -1:
+        if self._buf.len >= self._limit:
+            self._drain()
+        return 0
 
     def write(self, stmt):
         """Buffer one statement (a 3- or 4-tuple)."""
-        cdef str line
-        if stmt is _MESSAGE:
-            line = _MESSAGE_LINE
-        else:
-            line = _statement_nt(stmt, self._triple_terms)
-        self._parts.append(line)
-        self._size += PyUnicode_GET_LENGTH(line)
-        if self._size >= self._limit:
-            self._drain()
+        self._put(_MESSAGE_LINE if stmt is _MESSAGE else _statement_nt(stmt, self._triple_terms))
+        self._filled()
 
     def write_lines(self, list lines):
         """Buffer complete lines (str, each ending in a line feed), e.g. a frame of a decoder
         with ``output="lines"``."""
-        cdef str text = "".join(lines)
-        self._parts.append(text)
-        self._size += PyUnicode_GET_LENGTH(text)
-        if self._size >= self._limit:
+        for line in lines:
+            self._put(<str?>line)
+        self._filled()
+
+    def write_text(self, text):
+        """Buffer complete lines as UTF-8 bytes, e.g. a frame of a decoder with
+        ``output="text"``; text at least as large as the buffer goes to the stream as it is
+        (after what is buffered), without a copy."""
+        cdef const unsigned char[::1] view = text
+        cdef Py_ssize_t n = view.shape[0]
+        if n >= self._limit:
             self._drain()
+            self._write(text)
+        elif n:
+            wb_bytes(&self._buf, <const char*>&view[0], n)
+            self._filled()
 
     def write_message(self):
         """Write a message boundary: the line ``# @message``."""
-        self._parts.append(_MESSAGE_LINE)
-        self._size += PyUnicode_GET_LENGTH(_MESSAGE_LINE)
-        if self._size >= self._limit:
-            self._drain()
+        self._put(_MESSAGE_LINE)
+        self._filled()
 
     cdef int _drain(self) except -1:
-        cdef list parts = self._parts
-        if parts:
-            self._parts = []
-            self._size = 0
-            self._write(("".join(parts)).encode("utf-8"))
+        if self._buf.len:
+            self._write(wb_take(&self._buf, False))
         return 0
 
     def flush(self):
@@ -434,26 +450,6 @@ cdef class NQuadsWriter:
     def __exit__(self, *exc):
         self.flush()
         return False
-
-
-def append_utf8(bytearray buf, Py_ssize_t used, list lines):
-    """Copy ``lines`` (str) in UTF-8 into ``buf`` after its first ``used`` bytes, growing it
-    when they do not fit; the bytes used after them.  A frame of a decoder with
-    ``output="lines"`` goes into a buffer that is used again, with no joined str or bytes in
-    between (``buf`` must have no buffer views)."""
-    cdef Py_ssize_t n, cap
-    cdef const char* p
-    if used < 0 or used > len(buf):
-        raise ValueError("used outside the buffer")
-    for line in lines:
-        utf8_of(<str?>line, &p, &n)
-        cap = len(buf)
-        if n > cap - used:
-            cap = max(2 * cap, used + n, 1 << 16)
-            PyByteArray_Resize(buf, cap)
-        memcpy(PyByteArray_AS_STRING(buf) + used, p, n)
-        used += n
-    return used
 
 
 # ---------------------------------------------------------------------------------------------
@@ -540,6 +536,90 @@ cdef class LineSink(StatementSink):
         cdef list out = self.out
         self.out = []
         self.pending = 0
+        return out
+
+
+@cython.final
+cdef class TextSink(StatementSink):
+    """N-Triples / N-Quads text of N-Triples terms: the lines of a frame (each ending in
+    ``" .\\n"``) as one ``bytes`` of UTF-8, written into it as they are decoded: no str per
+    line, and no copy of the text when the frame is taken."""
+
+    # The bytes object being filled (only this sink refers to it, so it may be resized), its
+    # bytes written and its room; NULL until a frame has text.
+    cdef PyObject* text
+    cdef Py_ssize_t used
+    cdef Py_ssize_t room
+    # The room a frame's text starts with: about the size of the last one.
+    cdef Py_ssize_t hint
+    cdef bint rdf12
+
+    def __init__(self, terms):
+        if not isinstance(terms, NTriplesTerms):
+            raise ValueError("output='text' needs terms='nt'")
+        self.rdf12 = (<NTriplesTerms>terms).rdf12
+        self.hint = 1 << 16
+
+    def __dealloc__(self):
+        Py_XDECREF(self.text)
+
+    cdef int _grow(self, Py_ssize_t need) except -1:
+        cdef Py_ssize_t room = max(need, 2 * self.room, self.hint)
+        cdef object fresh
+        if self.text == NULL:
+            fresh = PyBytes_FromStringAndSize(NULL, room)
+            Py_INCREF(fresh)                      # the sink's own reference, in self.text
+            self.text = <PyObject*>fresh
+        else:
+            _PyBytes_Resize(&self.text, room)     # NULL (and MemoryError) if it fails
+        self.room = room
+        return 0
+
+    cdef int _line(self, str s, str p, str o, object g) except -1:
+        cdef const char* t[4]
+        cdef Py_ssize_t n[4]
+        cdef int k, count = 3 if g is None else 4
+        cdef Py_ssize_t total = 2             # "." and the line feed; each term adds a space
+        cdef char* at
+        if self.rdf12:
+            _check_rdf12(s, p)
+        utf8_of(s, &t[0], &n[0])
+        utf8_of(p, &t[1], &n[1])
+        utf8_of(o, &t[2], &n[2])
+        if count == 4:
+            utf8_of(<str>g, &t[3], &n[3])
+        for k in range(count):
+            total += n[k] + 1
+        if self.used + total > self.room:
+            self._grow(self.used + total)
+        at = PyBytes_AS_STRING(<object>self.text) + self.used
+        for k in range(count):
+            memcpy(at, t[k], n[k])
+            at[n[k]] = 32                   # ' '
+            at += n[k] + 1
+        at[0] = 46                          # '.'
+        at[1] = 10                          # line feed
+        self.used += total
+        self.pending += 1
+        return 0
+
+    cdef int triple(self, object s, object p, object o) except -1:
+        return self._line(<str>s, <str>p, <str>o, None)
+
+    cdef int quad(self, object s, object p, object o, object g) except -1:
+        return self._line(<str>s, <str>p, <str>o, g)
+
+    cdef object take(self, bint quads):
+        cdef object out
+        self.pending = 0
+        if self.used == 0:
+            return b""
+        _PyBytes_Resize(&self.text, self.used)    # shrinks in place
+        out = <object>self.text                  # a new reference...
+        Py_XDECREF(self.text)                    # ...and the sink's let go
+        self.text = NULL
+        self.hint = self.used + (self.used >> 3)
+        self.used = self.room = 0
         return out
 
 

@@ -184,7 +184,8 @@ cdef class ColumnSink(StatementSink):
 # Names the public API takes, and where the compiled classes live (imported on first use).
 TERM_FACTORIES = {"native": "jelly._sink:NativeTerms", "nt": "jelly._ntformat:NTriplesTerms"}
 SINKS = {"tuples": "jelly._sink:TupleSink", "columns": "jelly._sink:ColumnSink",
-         "lines": "jelly._ntformat:LineSink", "arrow": "jelly._ntformat:arrow_sink"}
+         "lines": "jelly._ntformat:LineSink",
+         "text": "jelly._ntformat:TextSink", "arrow": "jelly._ntformat:arrow_sink"}
 
 
 def _load(spec):
@@ -217,4 +218,4 @@ cdef StatementSink statement_sink(object output, TermFactory terms):
     cls = _load(spec)
     if cls is TupleSink:
         return TupleSink(terms.acyclic)
-    return cls(terms) if output in ("lines", "arrow") else cls()
+    return cls(terms) if output in ("lines", "text", "arrow") else cls()

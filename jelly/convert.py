@@ -13,8 +13,9 @@ frame:
   unfinished.
 
 A frame's ``statements`` may be a list or an iterator that the sink consumes once.  Jelly to
-N-Triples / N-Quads never builds a term: the Jelly source hands the sink N-Triples lines when
-the sink asks for them (its class has ``lines = True``).  N-Triples / N-Quads to Jelly feeds
+N-Triples / N-Quads never builds a term: the Jelly source hands the sink N-Triples / N-Quads
+text (``bytes`` per frame, :class:`jelly._ntformat.TextSink`) when the sink asks for it (its
+class has ``text = True``).  N-Triples / N-Quads to Jelly feeds
 the parser's statements straight into the encoder's C loop.
 """
 
@@ -50,7 +51,7 @@ if TYPE_CHECKING:
         """What a format's reader builds (see the module docstring)."""
 
         @property
-        def lines(self) -> bool: ...
+        def text(self) -> bool: ...
         @property
         def quads(self) -> bool: ...
         @property
@@ -95,15 +96,15 @@ class Result:
 # ------------------------------------------------------------------------------------- Jelly
 
 class JellySource:
-    """Frames of a Jelly stream.  ``lines=True`` decodes straight to N-Triples / N-Quads lines
+    """Frames of a Jelly stream.  ``text=True`` decodes straight to N-Triples / N-Quads text
     (the fast path to text); ``messages=True`` treats every frame as an RDF message even when
     the stream's logical type does not say so; ``raw=True`` yields the frames undecoded
     (:class:`jelly.jellytext.RawFrame`)."""
 
-    def __init__(self, stream: BinaryReader, *, lines: bool = False, messages: bool = False,
+    def __init__(self, stream: BinaryReader, *, text: bool = False, messages: bool = False,
                  limits: ReaderLimits | None = None, strict: bool = False,
-                 lines_syntax: str | None = None, raw: bool = False, **_: Any) -> None:
-        self.lines = lines
+                 text_syntax: str | None = None, raw: bool = False, **_: Any) -> None:
+        self.text = text
         self.options: StreamOptions | None = None
         if raw:
             self._raw: FrameReader | None = FrameReader(stream, limits or DEFAULT_LIMITS)
@@ -111,10 +112,10 @@ class JellySource:
             return
         self._raw = None
         terms: Any = "native"
-        if lines:
-            terms = NTriplesTerms(syntax=lines_syntax) if lines_syntax else "nt"
+        if text:
+            terms = NTriplesTerms(syntax=text_syntax) if text_syntax else "nt"
         self._reader = Reader(stream, limits=limits, strict=strict, new_streams=True,
-                              terms=terms, output="lines" if lines else "tuples")
+                              terms=terms, output="text" if text else "tuples")
         self.options = self._reader.options
         if self.options is None:
             self.quads = False
@@ -155,7 +156,7 @@ class JellySink:
     """Writes frames as a Jelly stream with the options of :func:`jelly_options`;
     ``segment_size`` makes it splittable (see :class:`jelly.Writer`)."""
 
-    lines = False
+    text = False
 
     def __init__(self, stream: BinaryWriter, source: Source, *,
                  options: StreamOptions | None = None,
@@ -208,7 +209,7 @@ class NQuadsSource:
     message one frame; ``messages=True`` makes any input one), others are read as one flat
     frame until a delimiter appears."""
 
-    lines = False
+    text = False
     options = None
 
     def __init__(self, stream: BinaryReader, *, format: str = "nq", messages: bool = False,
@@ -266,13 +267,13 @@ class NQuadsSink:
     ``messages=True`` writes a ``# @message`` line before each frame; ``syntax="rdf12"``
     writes quoted triples as RDF 1.2 triple terms ``<<( s p o )>>``."""
 
-    lines = True
+    text = True
 
     def __init__(self, stream: BinaryWriter, source: Source, *, format: str = "nq",
                  messages: bool = False, flush_frames: bool = False, syntax: str | None = None,
                  **_: Any) -> None:
         self._out = NQuadsWriter(stream, syntax=syntax)
-        self._lines = source.lines
+        self._text = source.text
         self._triples_only = format == "nt"
         self._messages = messages
         self._flush = flush_frames
@@ -283,13 +284,13 @@ class NQuadsSink:
         out = self._out
         if self._messages:
             out.write_message()
-        if self._lines:
-            # A frame of a Jelly source, decoded to lines.
-            frame = cast(Frame, frame)     # its statements are lines (str)
+        if self._text:
+            # A frame of a Jelly source, decoded to text.
+            frame = cast(Frame, frame)     # its statements are UTF-8 text (bytes)
             if self._triples_only and frame.named_graph_statements:
                 raise JellyError(f"frame {frame.index} has statements in named graphs, which "
                                  f"N-Triples cannot hold; write N-Quads (.nq) instead")
-            out.write_lines(cast("list[str]", frame.statements))
+            out.write_text(cast(bytes, frame.statements))
             self.statements_written += frame.statement_count
         else:
             n = 0
@@ -440,7 +441,7 @@ class _Wrapped:
 
     def __init__(self, source: Source) -> None:
         self._source = source
-        self.lines, self.quads, self.grouped = source.lines, source.quads, source.grouped
+        self.text, self.quads, self.grouped = source.text, source.quads, source.grouped
         self.options = source.options
 
     def close(self) -> None:
@@ -463,7 +464,7 @@ class _GraphsMerged(_Wrapped):
 
     def __init__(self, source: Source) -> None:
         super().__init__(source)
-        self.lines = self.quads = False
+        self.text = self.quads = False
         o = source.options
         self.options = None if o is None else _flat_logical(o, PhysicalStreamType.TRIPLES)
 
@@ -479,7 +480,7 @@ class _Combined(_Wrapped):
 
     def __init__(self, source: Source) -> None:
         super().__init__(source)
-        self.lines = self.grouped = False
+        self.text = self.grouped = False
         o = source.options
         self.options = o if o is None or not is_grouped(int(o.logical_type)) else \
             o.replace(logical_type=1 if o.physical_type == PhysicalStreamType.TRIPLES else 2)
@@ -493,10 +494,10 @@ class _Combined(_Wrapped):
         yield TextFrame(list(statements), namespaces), False
 
 
-def open_source(stream: BinaryReader, fmt: _formats.RdfFormat, *, lines: bool = False,
+def open_source(stream: BinaryReader, fmt: _formats.RdfFormat, *, text: bool = False,
                 **options: Any) -> Source:
     """A source over an open binary stream (see the module docstring)."""
-    source: Source = fmt.load_reader()(stream, lines=lines, format=fmt.name, **options)
+    source: Source = fmt.load_reader()(stream, text=text, format=fmt.name, **options)
     return source
 
 
@@ -606,9 +607,9 @@ def convert(source: Input, destination: Output, *,
             and (out_fmt, in_fmt) in _RAW_COPIES
         sink_cls = out_fmt.load_writer()
         src = open_source(stream, in_fmt, raw=raw,
-                          lines=getattr(sink_cls, "lines", False) and not reshaped,
+                          text=getattr(sink_cls, "text", False) and not reshaped,
                           messages=messages, rows_per_frame=rows_per_frame, limits=limits,
-                          syntax=syntax, base=base, lines_syntax=out_syntax)
+                          syntax=syntax, base=base, text_syntax=out_syntax)
         stack.callback(src.close)
         if take_frames is not None and in_fmt not in (_formats.JELLY, _formats.JELLY_TEXT) \
                 and not src.grouped:

@@ -94,7 +94,7 @@ class JellyTextSink:
     """Writes frames as Jelly-Text: undecoded frames as they are, anything else written as
     Jelly first (with the writer options) and then printed frame by frame."""
 
-    lines = False
+    text = False
 
     def __init__(self, stream: BinaryWriter, source: Source, **options: Any) -> None:
         self._stream = stream
@@ -151,7 +151,7 @@ class _FramePrinter:
 class RawJellySink:
     """Writes undecoded frames as a Jelly stream, byte for byte (Jelly-Text to Jelly)."""
 
-    lines = False
+    text = False
 
     def __init__(self, stream: BinaryWriter, delimited: bool = True) -> None:
         self._stream = stream

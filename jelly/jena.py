@@ -362,15 +362,15 @@ class _Source:
     options = None
     grouped = False
 
-    def __init__(self, stream: BinaryReader, *, lines: bool = False, messages: bool = False,
+    def __init__(self, stream: BinaryReader, *, text: bool = False, messages: bool = False,
                  limits: ReaderLimits | None = None, rows_per_frame: int = STATEMENT_CHUNK,
                  **_: Any) -> None:
         if messages:
             raise JellyError(f"{LABELS[self._format]} has no RDF message log form")
-        self.lines = lines
+        self.text = text
         self._reader = Reader(stream, format=self._format, limits=limits,
-                              terms="nt" if lines else "native",
-                              output="lines" if lines else "tuples")
+                              terms="nt" if text else "native",
+                              output="text" if text else "tuples")
         self._frames = self._reader.frames(max(rows_per_frame, STATEMENT_CHUNK))
         first = next(self._frames, None)
         second = next(self._frames, None) if first is not None else None
@@ -401,7 +401,7 @@ class _Sink:
     Options: ``values`` and ``prefix_names`` (see :class:`Writer`)."""
 
     _format = "thrift"
-    lines = False
+    text = False
 
     def __init__(self, stream: BinaryWriter, source: Any, *, values: bool = False,
                  prefix_names: bool = False, messages: bool = False, **_: Any) -> None:

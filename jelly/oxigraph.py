@@ -232,7 +232,7 @@ class OxigraphSource:
     """Statements of a document in a text format, read by pyoxigraph (see the module
     docstring): one frame per batch of statements, or per RDF message for logs."""
 
-    lines = False
+    text = False
     options = None
 
     def __init__(self, stream: Any, *, format: str, messages: bool = False,
@@ -410,7 +410,7 @@ class OxigraphSink:
     JSON-LD as one document at the end; with ``messages`` one document per frame (after a
     ``# @message`` line; one line each for JSON-LD)."""
 
-    lines = False
+    text = False
 
     def __init__(self, stream: Any, source: Any, *, format: str, messages: bool = False,
                  **_: Any) -> None:
@@ -521,7 +521,7 @@ class _NQuadsOf(io.RawIOBase):
             frame = next(self._frames, None)
             if frame is None:
                 return 0
-            self._buf = "".join(frame.statements).encode("utf-8")
+            self._buf = frame.statements
             self._at = 0
         n = min(len(b), len(self._buf) - self._at)
         b[:n] = self._buf[self._at:self._at + n]
@@ -541,7 +541,7 @@ def load(source: Any, store: Any = None, *, limits: Any = None) -> Any:
     from .reader import Reader
 
     store = ox.Store() if store is None else store
-    with Reader(source, limits=limits, terms=NTriplesTerms(syntax="rdf12"), output="lines",
+    with Reader(source, limits=limits, terms=NTriplesTerms(syntax="rdf12"), output="text",
                 new_streams=True) as reader:
         try:
             store.bulk_load(input=io.BufferedReader(_NQuadsOf(reader), 1 << 16),

@@ -28,6 +28,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import dataclasses
+import errno
 import functools
 import io
 import os
@@ -309,47 +310,67 @@ def _blocks_at(fd: int) -> Callable[[int, int], memoryview]:
 
 
 class _Output:
-    """The output of one task of a worker, in a buffer that is used again for a later task:
-    its memory is taken from the system once per worker, not once per task.  ``write`` lets
-    a :class:`jelly.Writer` write into it."""
+    """The output of one task of a worker: what is written to it (a decoded frame's text, an
+    encoded frame: ``bytes`` from the codecs), kept as it is, without a copy, until it is
+    written out (:func:`_write_at`).  ``write`` lets a :class:`jelly.Writer` write into it."""
 
     def __init__(self) -> None:
-        self.buf = bytearray()
+        self.chunks: list[bytes] = []
         self.used = 0
 
     def write(self, data: Any) -> int:
-        n = len(data)
-        room = len(self.buf) - self.used
-        if n <= room:
-            self.buf[self.used:self.used + n] = data
-        else:
-            view = memoryview(data).cast("B")
-            self.buf[self.used:] = view[:room]
-            self.buf += view[room:]
-        self.used += n
-        return n
+        if type(data) is not bytes:         # a view that its writer may change later
+            data = bytes(data)
+        self.chunks.append(data)
+        self.used += len(data)
+        return len(data)
 
     def flush(self) -> None:
         pass
 
 
-#: A task's output is written with ``pwrite`` in pieces of this size: a write holds the
+#: A task's output is written with ``pwritev`` in pieces of about this size: a write holds the
 #: file's inode lock only that long.  Two workers writing whole parts at once spun on it for
 #: up to half a second of CPU at 2M statements (``rwsem_spin_on_owner``); a shared mapping of
 #: the output instead costs a page fault and the zeroing of each page written.
 PIECE_BYTES = 1 << 20
+#: The most buffers one ``pwritev`` takes (``IOV_MAX`` on Linux and macOS).
+_IOV_MAX = 1024
 #: Tasks a worker is sent ahead of the one it runs: it goes on to the next while the output
 #: of the tasks before its own is not yet placed.
 TASKS_AHEAD = 1
 
 
-def _write_at(fd: int, offset: int, data: memoryview) -> None:
-    """Write ``data`` into the file ``fd`` at ``offset``, :data:`PIECE_BYTES` at a time."""
-    for at in range(0, len(data), PIECE_BYTES):
-        with data[at:at + PIECE_BYTES] as piece:
-            done = 0
-            while done < len(piece):
-                done += os.pwrite(fd, piece[done:], offset + at + done)
+def _write_at(fd: int, offset: int, chunks: list[bytes]) -> None:
+    """Write ``chunks`` one after the other into the file ``fd`` from ``offset``, about
+    :data:`PIECE_BYTES` per system call."""
+    group: list[memoryview] = []
+    size = 0
+    for chunk in chunks:
+        view = memoryview(chunk)
+        for at in range(0, len(view), PIECE_BYTES):
+            group.append(view[at:at + PIECE_BYTES])
+            size += len(group[-1])
+            if size >= PIECE_BYTES or len(group) == _IOV_MAX:
+                offset = _pwritev(fd, offset, group)
+                group, size = [], 0
+    if group:
+        _pwritev(fd, offset, group)
+
+
+def _pwritev(fd: int, offset: int, views: list[memoryview]) -> int:
+    """Write all of ``views`` at ``offset`` (again after a short write); the offset after."""
+    while views:
+        done = os.pwritev(fd, views, offset)
+        if not done:
+            raise OSError(errno.EIO, "a write to the output file wrote nothing")
+        offset += done
+        while views and done >= len(views[0]):
+            done -= len(views[0])
+            views = views[1:]
+        if views and done:
+            views = [views[0][done:]] + views[1:]
+    return offset
 
 
 def _worker_main(conn: Any, fd_out: int | None, run: Callable[[Any, _Output], tuple[Any, ...]]
@@ -361,24 +382,20 @@ def _worker_main(conn: Any, fd_out: int | None, run: Callable[[Any, _Output], tu
     pipe (an output that is not a plain file).  An error is reported in place of the task's
     report; the worker then waits to be let go."""
     waiting: collections.deque[_Output] = collections.deque()
-    free: list[_Output] = []
     try:
         for msg in iter(conn.recv, None):
             if not isinstance(msg, int):
-                output = free.pop() if free else _Output()
-                output.used = 0
+                output = _Output()
                 said = run(msg, output)
                 waiting.append(output)
                 conn.send(("size", output.used) + said)
                 continue
             output = waiting.popleft()
-            with memoryview(output.buf) as view:
-                if msg < 0:
-                    conn.send(("data", bytes(view[:output.used])))
-                else:
-                    assert fd_out is not None
-                    _write_at(fd_out, msg, view[:output.used])
-            free.append(output)
+            if msg < 0:
+                conn.send(("data", b"".join(output.chunks)))
+            else:
+                assert fd_out is not None
+                _write_at(fd_out, msg, output.chunks)
     except BaseException as exc:           # the main process raises it
         conn.send(("error", exc))
         try:
@@ -549,7 +566,7 @@ def _text_terms(syntax: str | None) -> Any:
 
 @dataclasses.dataclass(frozen=True)
 class _DecodePart:
-    """A worker's task of Jelly to text: decode one part to lines (see :func:`_decode_part`)."""
+    """A worker's task of Jelly to text: decode one part to text (see :func:`_decode_part`)."""
     path: str
     part: Part
     triples_only: bool
@@ -561,8 +578,7 @@ def _decode_part(task: _DecodePart, output: _Output) -> tuple[int, int, int | No
     """Decode a part (verified, :func:`_verified`) to N-Triples / N-Quads text in ``output``;
     its statements and frames, and the frame from which it must be read in order (None if
     none: verified to its end)."""
-    from ._ntformat import append_utf8
-    kwargs = dict(terms=_text_terms(task.syntax), output="lines")
+    kwargs = dict(terms=_text_terms(task.syntax), output="text")
     statements = frames = 0
     with open(task.path, "rb", buffering=0) as src:
         try:
@@ -570,8 +586,7 @@ def _decode_part(task: _DecodePart, output: _Output) -> tuple[int, int, int | No
                                    True, kwargs):
                 if task.triples_only and frame.named_graph_statements:
                     return statements, frames, frame.index   # the sequential path reports it
-                lines: list[str] = frame.statements  # type: ignore[assignment]
-                output.used = append_utf8(output.buf, output.used, lines)
+                output.write(frame.statements)
                 statements += frame.statement_count
                 frames += 1
         except _Unverified as stop:
@@ -579,8 +594,9 @@ def _decode_part(task: _DecodePart, output: _Output) -> tuple[int, int, int | No
     return statements, frames, None
 
 
-class _LinesSource:
-    lines = True
+class _DecodedToText:
+    """The source :class:`jelly.convert.NQuadsSink` sees: frames decoded to text."""
+    text = True
 
 
 def convert_jelly_to_text(path: str, out: BinaryWriter, *, jobs: int, format: str,
@@ -602,7 +618,7 @@ def convert_jelly_to_text(path: str, out: BinaryWriter, *, jobs: int, format: st
             return None
         placed = _Placed(out, jobs, _decode_part, [
             _DecodePart(path, part, format == "nt", syntax, limits) for part in parts])
-        sink = NQuadsSink(out, _LinesSource(), format=format,      # type: ignore[arg-type]
+        sink = NQuadsSink(out, _DecodedToText(), format=format,      # type: ignore[arg-type]
                           syntax=syntax)
         shadow = None       # frames read in order, for the parts that are not self-contained
         statements = frames = 0
@@ -614,7 +630,7 @@ def convert_jelly_to_text(path: str, out: BinaryWriter, *, jobs: int, format: st
                     continue
                 if shadow is None:
                     shadow = _Sequential(opener(_read_at(src.fileno())), size, limits, True,
-                                         dict(terms=_text_terms(syntax), output="lines"))
+                                         dict(terms=_text_terms(syntax), output="text"))
                 with placed.here():
                     for frame in shadow.frames(failed, parts[k].end_frame):
                         sink.write(frame, False)

@@ -261,7 +261,7 @@ def read_dataset(source: Input, *, format: str | None = None, syntax: str | None
 class _Held:
     """The source a sink is opened for: a dataset held in memory (one flat frame)."""
 
-    lines = False
+    text = False
     grouped = False
     options = None
 

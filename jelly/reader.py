@@ -134,8 +134,9 @@ class Reader(FrameInput):
     :attr:`Frame.statements`: ``"tuples"``, ``"columns"`` (a tuple of lists, one per
     position), ``"arrow"`` (per position the buffers of Arrow arrays: with ``terms="nt"`` a
     ``jelly._ntformat.StringColumn`` of strings, with ``terms="native"`` a
-    ``jelly._ntformat.TermColumns`` of term structs) or ``"lines"`` (N-Triples / N-Quads lines,
-    with ``terms="nt"``).
+    ``jelly._ntformat.TermColumns`` of term structs), ``"lines"`` (N-Triples / N-Quads lines,
+    with ``terms="nt"``) or ``"text"`` (with ``terms="nt"``: the frame's N-Triples / N-Quads
+    lines as one ``bytes`` of UTF-8, the fastest way to text).
     ``strict=True`` also rejects RDF-star and generalized terms that the stream options do not
     announce.  ``new_streams=True`` reads concatenated streams (a frame that starts with
     different options starts a new stream: :attr:`Frame.stream_index`).
@@ -203,7 +204,7 @@ class Reader(FrameInput):
     def __iter__(self) -> Iterator[tuple[Any, ...]]:
         """Iterate every statement: ``(s, p, o)`` for TRIPLES streams, ``(s, p, o, g)``
         otherwise.  Large frames are decoded a few thousand statements at a time."""
-        if self._output in ("columns", "arrow"):
+        if self._output in ("columns", "arrow", "text"):
             raise ValueError(f"a reader with output={self._output!r} is read frame by frame "
                              f"(frames())")
         # chain walks each chunk in C: no Python frame per statement.

@@ -10,7 +10,10 @@ a reader must give back; :func:`jstatements` / :func:`decoded` convert to and fr
 
 from __future__ import annotations
 
+from hypothesis import assume
 from hypothesis import strategies as st
+
+import jelly
 
 from helpers import from_jelly, to_jelly
 from oracle.terms import norm_term, walk
@@ -149,3 +152,13 @@ def write_kwargs(sc):
     return dict(physical_type=sc["physical"], rdf_star=sc["rdf_star"],
                 generalized_statements=sc["generalized"], max_name_table_size=names,
                 max_prefix_table_size=prefixes, max_datatype_table_size=datatypes)
+
+
+def delimited_stream(sc) -> bytes:
+    """The delimited Jelly stream of a scenario (scenarios the encoder refuses are skipped)."""
+    try:
+        return jelly.serialize(jstatements(sc["statements"]), rows_per_frame=sc["rows_per_frame"],
+                               delimited=True, **write_kwargs(sc))
+    except jelly.JellyEncodeError:
+        assume(False)
+        raise       # not reached: assume(False) ends the example

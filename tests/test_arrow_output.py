@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import jelly
@@ -36,21 +36,10 @@ def frames_or_error(data: bytes, output: str, terms: str = "nt"):
         return f"{type(exc).__name__}: {exc}"
 
 
-def stream_of(sc) -> bytes:
-    """The delimited stream of a random scenario (scenarios the encoder refuses are skipped)."""
-    try:
-        return jelly.serialize(strategies.jstatements(sc["statements"]),
-                               rows_per_frame=sc["rows_per_frame"], delimited=True,
-                               **strategies.write_kwargs(sc))
-    except jelly.JellyEncodeError:
-        assume(False)
-        raise       # not reached: assume(False) ends the example
-
-
 @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
 @given(strategies.scenario(max_statements=60))
 def test_arrow_output_holds_the_strings_of_column_output(sc):
-    data = stream_of(sc)
+    data = strategies.delimited_stream(sc)
     want, got = frames_or_error(data, "columns"), frames_or_error(data, "arrow")
     if isinstance(want, str):
         assert got == want
@@ -83,7 +72,7 @@ def want_structs(terms: list) -> list:
 @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
 @given(strategies.scenario(max_statements=60))
 def test_arrow_output_of_jelly_terms_holds_their_structs(sc):
-    data = stream_of(sc)
+    data = strategies.delimited_stream(sc)
     want = frames_or_error(data, "columns", "native")
     got = frames_or_error(data, "arrow", "native")
     if isinstance(want, str):

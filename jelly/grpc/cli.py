@@ -388,12 +388,12 @@ def cmd_subscribe(args: argparse.Namespace) -> int:
                     out.write(delimit(data))
             else:
                 if new_stream:
-                    lines = getattr(out_fmt.load_writer(), "lines", False)
-                    decoder = Decoder(terms="nt" if lines else "native",
-                                      output="lines" if lines else "tuples")
+                    text = getattr(out_fmt.load_writer(), "text", False)
+                    decoder = Decoder(terms="nt" if text else "native",
+                                      output="text" if text else "tuples")
                 frame = decoder.decode_frame(data)
                 if sink is None:
-                    source: Any = _SubscribedSource(decoder, lines, args.messages)
+                    source: Any = _SubscribedSource(decoder, text, args.messages)
                     sink = open_sink(out, out_fmt, source, messages=args.messages,
                                      flush_frames=to_stdout)
                 sink.write(frame, args.messages or sink_grouped(decoder))
@@ -420,9 +420,9 @@ def sink_grouped(decoder: Any) -> bool:
 class _SubscribedSource:
     """What a sink of :mod:`jelly.convert` needs to know about a subscribed stream."""
 
-    def __init__(self, decoder: Any, lines: bool, messages: bool) -> None:
+    def __init__(self, decoder: Any, text: bool, messages: bool) -> None:
         # The frames come from the subscription loop, not from here.
-        self.lines = lines
+        self.text = text
         self.options = decoder.options
         self.quads = self.options is not None and \
             self.options.physical_type != PhysicalStreamType.TRIPLES
