@@ -571,8 +571,16 @@ cdef class TextSink(StatementSink):
             Py_INCREF(fresh)                      # the sink's own reference, in self.text
             self.text = <PyObject*>fresh
         else:
-            _PyBytes_Resize(&self.text, room)     # NULL (and MemoryError) if it fails
+            self._resize(room)
         self.room = room
+        return 0
+
+    cdef int _resize(self, Py_ssize_t size) except -1:
+        try:
+            _PyBytes_Resize(&self.text, size)
+        except MemoryError:                     # the text is gone (NULL): start afresh
+            self.used = self.room = 0
+            raise
         return 0
 
     cdef int _line(self, str s, str p, str o, object g) except -1:
@@ -614,11 +622,12 @@ cdef class TextSink(StatementSink):
         self.pending = 0
         if self.used == 0:
             return b""
-        _PyBytes_Resize(&self.text, self.used)    # shrinks in place
+        self._resize(self.used)                  # shrinks in place
         out = <object>self.text                  # a new reference...
         Py_XDECREF(self.text)                    # ...and the sink's let go
         self.text = NULL
-        self.hint = self.used + (self.used >> 3)
+        # The next frame is likely as large; past 16 MiB it grows by doubling.
+        self.hint = min(self.used + (self.used >> 3), 1 << 24)
         self.used = self.room = 0
         return out
 
