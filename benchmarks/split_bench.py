@@ -15,7 +15,10 @@ rows; ``skos-labels`` (multilingual SKOS labels) and ``knowledge-graph`` with
 by two independent ``--jobs 1`` processes started together: the most that two processes can
 make of this machine, for comparison with ``--jobs 2``.  The same conversions are also timed
 as a library call, ``jelly.convert.convert(..., jobs=N)`` in a fresh process after its imports:
-the conversion itself, without the interpreter's start-up that every command pays.
+the conversion itself, without the interpreter's start-up that every command pays.  With
+``--baseline DIR`` (a checkout with its extensions built) those library calls are also timed
+with jelly imported from DIR, in the same rounds, and its text is checked to be the same:
+before and after a change, side by side.
 
 jelly's modules are compiled to bytecode first, as an installed package has them.  Every
 timed run but Spark's is a fresh process; the two sides of each ratio run in the same
@@ -130,10 +133,16 @@ def worker(args: argparse.Namespace) -> None:
                       "statements": n}))
 
 
-def worker_timed(*args: str) -> dict:
-    """What one ``--worker`` run in a fresh process says (seconds, cpu, statements)."""
+def worker_timed(*args: str, baseline: str | None = None) -> dict:
+    """What one ``--worker`` run in a fresh process says (seconds, cpu, statements); with jelly
+    imported from the checkout ``baseline`` if given."""
+    env = None
+    if baseline:
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+            [os.path.abspath(baseline)] + ([os.environ["PYTHONPATH"]]
+                                           if os.environ.get("PYTHONPATH") else [])))
     out = subprocess.run([sys.executable, __file__, "--worker", *args], check=True,
-                         capture_output=True, text=True).stdout
+                         capture_output=True, text=True, env=env).stdout
     return json.loads(out.splitlines()[-1])
 
 
@@ -211,7 +220,9 @@ def bench_convert(args, files, results) -> None:
         for direction, src, ext in (("to-jelly", nt, ".jelly"), ("from-jelly", jl, ".nt")):
             suffix = ".jelly" if ext == ".nt" else ""   # the halves of the input
             halves = [files[f"half{h}{suffix}"] for h in (1, 2)]
-            order = (1, 2, "halves", "lib1", "lib2")
+            order: tuple = (1, 2, "halves", "lib1", "lib2")
+            if args.baseline:
+                order += ("base1", "base2")
             for jobs in (order if rnd % 2 == 0 else order[::-1]):
                 targets = [f"{out}-{jobs}-{h}{ext}" for h in (1, 2)] if jobs == "halves" \
                     else [f"{out}-{jobs}{ext}"]
@@ -222,7 +233,8 @@ def bench_convert(args, files, results) -> None:
                     timed = run_timed(*(jelly_cmd() + ["convert", h, t, "--jobs", "1", "-q"]
                                         for h, t in zip(halves, targets)))
                 elif isinstance(jobs, str):     # the library call, start-up excluded
-                    done = worker_timed("convert", src, targets[0], jobs[3:])
+                    done = worker_timed("convert", src, targets[0], jobs[-1],
+                                        baseline=args.baseline if jobs[:4] == "base" else None)
                     timed = (done["seconds"], done["cpu"])
                 else:
                     timed = run_timed(jelly_cmd() + ["convert", src, targets[0], "--jobs",
@@ -233,13 +245,14 @@ def bench_convert(args, files, results) -> None:
     with open(f"{out}-1.nt", "rb") as a:
         text = a.read()
     same = []
-    for name in ("2", "lib2"):
+    for name in ("2", "lib2") + (("base1", "base2") if args.baseline else ()):
         with open(f"{out}-{name}.nt", "rb") as b:
             same.append(b.read() == text)
     import jelly
     count = [sum(1 for _ in jelly.parse(f"{out}-{j}.jelly")) for j in ("1", "2", "lib2")]
     for ext in (".nt", ".jelly"):
-        for name in ("1", "2", "halves-1", "halves-2", "lib1", "lib2"):
+        for name in ("1", "2", "halves-1", "halves-2", "lib1", "lib2") + \
+                (("base1", "base2") if args.baseline else ()):
             os.unlink(f"{out}-{name}{ext}")
     for direction in ("to-jelly", "from-jelly"):
         one, two = runs[f"{direction}/1"], runs[f"{direction}/2"]
@@ -254,6 +267,12 @@ def bench_convert(args, files, results) -> None:
         results["rows"][f"convert-{direction}"]["library"] = {
             "jobs1_wall": median([w for w, _ in lib[0]]),
             "jobs2_wall": median([w for w, _ in lib[1]]), "runs": lib}
+        if args.baseline:
+            base = [runs[f"{direction}/base{j}"] for j in (1, 2)]
+            results["rows"][f"convert-{direction}"]["baseline"] = {
+                "checkout": os.path.abspath(args.baseline),
+                "jobs1_wall": median([w for w, _ in base[0]]),
+                "jobs2_wall": median([w for w, _ in base[1]]), "runs": base}
         results["ceiling"][f"convert-{direction}"] = \
             median([w for w, _ in one]) / median([w for w, _ in halves])
         results["goals"][f"convert-{direction}"] = \
@@ -455,6 +474,12 @@ def report(args, results) -> str:
                     f"wall s | "
                     f"{lib['jobs1_wall']:.2f} | {lib['jobs2_wall']:.2f} | "
                     f"{lib['jobs1_wall'] / lib['jobs2_wall']:.2f}x | n/a |")
+            if "baseline" in r:
+                base = r["baseline"]
+                lines.append(
+                    f"| ... the same with the baseline checkout ({base['checkout']}), "
+                    f"wall s | {base['jobs1_wall']:.2f} | {base['jobs2_wall']:.2f} | "
+                    f"{base['jobs1_wall'] / base['jobs2_wall']:.2f}x | n/a |")
     if "segments" in rows:
         r = rows["segments"]
         row("file size: segmented / unsegmented, MB", f"{r['segmented_bytes'] / 1e6:.2f}",
@@ -501,6 +526,9 @@ def main(argv=None) -> None:
     p.add_argument("--work", default=os.path.join(HERE, ".work", "split"),
                    help="prepared data (kept between runs)")
     p.add_argument("--out", help="write the results as JSON here")
+    p.add_argument("--baseline", metavar="DIR",
+                   help="convert: also time the library calls with jelly imported from this "
+                        "checkout (its extensions built), in the same rounds")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("worker_args", nargs="*", help=argparse.SUPPRESS)
     args = p.parse_args(argv)

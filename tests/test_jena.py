@@ -543,3 +543,6 @@ def test_lines_output_matches(fmt, sc):
     with J.Reader(data, format=fmt, terms="nt", output="lines") as r:
         text = "".join(line for chunk in r.chunks() for line in chunk)
     assert ordered_isomorphic([tuple(s) for s in parse_nquads(text)], statements)
+    # the same lines as one bytes per chunk (what jelly convert writes)
+    with J.Reader(data, format=fmt, terms="nt", output="text") as r:
+        assert b"".join(r.chunks()) == text.encode("utf-8")
