@@ -365,11 +365,13 @@ def _pwritev(fd: int, offset: int, views: list[memoryview]) -> int:
         if not done:
             raise OSError(errno.EIO, "a write to the output file wrote nothing")
         offset += done
-        while views and done >= len(views[0]):
-            done -= len(views[0])
-            views = views[1:]
+        k = 0                                   # the views written whole
+        while k < len(views) and done >= len(views[k]):
+            done -= len(views[k])
+            k += 1
+        views = views[k:]
         if views and done:
-            views = [views[0][done:]] + views[1:]
+            views[0] = views[0][done:]
     return offset
 
 
