@@ -19,6 +19,9 @@ the conversion itself, without the interpreter's start-up that every command pay
 ``--baseline DIR`` (a checkout with its extensions built) those library calls are also timed
 with jelly imported from DIR, in the same rounds, and its text is checked to be the same:
 before and after a change, side by side.
+``--only crossover`` (not in the default) times ``--jobs 1`` and ``--jobs 2`` on the first
+100k-1.6M statements of the sensors data, both directions: where two processes start to pay,
+which the default without ``--jobs`` (``jelly.parallel.AUTO_JOBS_BYTES``) relies on.
 
 jelly's modules are compiled to bytecode first, as an installed package has them.  Every
 timed run but Spark's is a fresh process; the two sides of each ratio run in the same
@@ -47,6 +50,9 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
+
+#: Statements of the inputs of the crossover rows: where ``--jobs 2`` starts to pay.
+CROSSOVER = (100_000, 200_000, 400_000, 800_000, 1_600_000)
 
 GOALS = {
     "convert-to-jelly": ("jelly convert NT -> Jelly, --jobs 2 / --jobs 1", ">=", 1.7),
@@ -206,6 +212,26 @@ def prepare(args: argparse.Namespace) -> dict[str, str]:
     return files
 
 
+def prefix_files(args: argparse.Namespace, files: dict[str, str]) -> list[tuple[int, str, str]]:
+    """The first ``n`` statements of the sensors data for each size of :data:`CROSSOVER`, as
+    N-Triples and as Jelly written by ``jelly convert``: ``(n, nt, jelly)``."""
+    out = []
+    for n in CROSSOVER:
+        nt = files["sensors"][:-3] + f"-first{n}.nt"
+        if not os.path.exists(nt):
+            with open(files["sensors"], "rb") as src, open(nt + ".tmp", "wb") as dst:
+                for i, line in enumerate(src):
+                    if i >= n:
+                        break
+                    dst.write(line)
+            os.replace(nt + ".tmp", nt)
+        jl = nt[:-3] + ".jelly"
+        if not os.path.exists(jl):
+            subprocess.run(jelly_cmd() + ["convert", nt, jl, "--jobs", "1", "-q"], check=True)
+        out.append((n, nt, jl))
+    return out
+
+
 # ------------------------------------------------------------------------------- rows
 
 def median(values: list[float]) -> float:
@@ -279,6 +305,38 @@ def bench_convert(args, files, results) -> None:
             median([w for w, _ in one]) / median([w for w, _ in two])
     results["checks"]["jobs 2 text identical to jobs 1"] = all(same)
     results["checks"]["jobs 2 Jelly statements == jobs 1"] = count[0] == count[1] == count[2]
+
+
+def bench_crossover(args, files, results) -> None:
+    """``jelly convert`` with ``--jobs 1`` and ``--jobs 2`` on the first statements of the
+    sensors data, both directions: the sizes from which two processes are faster, which
+    ``jelly.parallel.AUTO_JOBS_BYTES`` (the default without ``--jobs``) relies on."""
+    from jelly.parallel import AUTO_JOBS_BYTES
+    out = os.path.join(args.work, "out-crossover")
+    rows = []
+    for n, nt, jl in prefix_files(args, files):
+        for direction, src, ext, kind in (("to-jelly", nt, ".jelly", "text"),
+                                          ("from-jelly", jl, ".nt", "jelly")):
+            runs: dict[int, list[float]] = {1: [], 2: []}
+            for rnd in range(args.repeat):
+                for jobs in ((1, 2) if rnd % 2 == 0 else (2, 1)):
+                    target = f"{out}-{jobs}{ext}"
+                    if os.path.exists(target):
+                        os.unlink(target)
+                    runs[jobs].append(run_timed(jelly_cmd() + [
+                        "convert", src, target, "--jobs", str(jobs), "-q"])[0])
+            size = os.path.getsize(src)
+            rows.append({"statements": n, "direction": direction, "input_bytes": size,
+                         "jobs1": median(runs[1]), "jobs2": median(runs[2]),
+                         "default_jobs": 2 if size >= AUTO_JOBS_BYTES[kind] else 1,
+                         "runs": runs})
+            print(f"crossover {n} {direction}: {rows[-1]['jobs1']:.3f}s / "
+                  f"{rows[-1]['jobs2']:.3f}s", flush=True)
+    for jobs in (1, 2):
+        for ext in (".jelly", ".nt"):
+            if os.path.exists(f"{out}-{jobs}{ext}"):
+                os.unlink(f"{out}-{jobs}{ext}")
+    results["rows"]["crossover"] = rows
 
 
 def callgrind(*args: str) -> int:
@@ -502,6 +560,15 @@ def report(args, results) -> str:
             lines.append(f"| Spark, CPU s of a query: JVM + Python workers, 1 partition / 2 "
                          f"partitions | {c['1']['jvm']:.2f} + {c['1']['python']:.2f} | "
                          f"{c['2']['jvm']:.2f} + {c['2']['python']:.2f} | | n/a |")
+    if "crossover" in rows:
+        lines += ["", "| statements | direction | input MB | --jobs 1, s | --jobs 2, s | "
+                      "--jobs 1 / --jobs 2 | default without --jobs |",
+                  "|--:|---|--:|--:|--:|--:|--:|"]
+        for r in rows["crossover"]:
+            lines.append(f"| {r['statements']:,} | {r['direction']} | "
+                         f"{r['input_bytes'] / 1e6:.1f} | {r['jobs1']:.3f} | {r['jobs2']:.3f} "
+                         f"| {r['jobs1'] / r['jobs2']:.2f}x | {r['default_jobs']} |")
+        lines.append("")
     for name in ("skos-labels", "knowledge-graph"):
         key = f"parse-{name}"
         if key in rows:
@@ -522,7 +589,8 @@ def main(argv=None) -> None:
                    help="statements of the literal-heavy parse data (default 300k)")
     p.add_argument("--repeat", type=int, default=5, help="rounds (default 5); medians")
     p.add_argument("--only", default="convert,segments,spark,parse",
-                   help="comma-separated: convert, segments, spark, parse")
+                   help="comma-separated: convert, segments, spark, parse, crossover (not "
+                        "in the default: --jobs 1 / 2 on the first 100k-1.6M statements)")
     p.add_argument("--work", default=os.path.join(HERE, ".work", "split"),
                    help="prepared data (kept between runs)")
     p.add_argument("--out", help="write the results as JSON here")
@@ -545,6 +613,8 @@ def main(argv=None) -> None:
         "load_before": loadavg(), "rows": {}, "goals": {}, "ceiling": {}, "checks": {}}
     if "convert" in only:
         bench_convert(args, files, results)
+    if "crossover" in only:
+        bench_crossover(args, files, results)
     if "segments" in only:
         bench_segments(args, files, results)
     if "parse" in only:

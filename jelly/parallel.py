@@ -791,8 +791,10 @@ def convert_text_to_jelly(path: str, out: BinaryWriter, *, jobs: int, options: S
 # --------------------------------------------------------------------- jelly convert --jobs
 
 #: Inputs from this size on are converted with as many worker processes as there are cores,
-#: unless told otherwise: a Jelly file (about half a million statements), a text file.
-AUTO_JOBS_BYTES = {"jelly": 8 << 20, "text": 64 << 20}
+#: unless told otherwise: a Jelly file (about 400,000 statements), a text file (about 130,000).
+#: Below them two processes are no faster on two cores (``split_bench.py --only crossover``,
+#: docs/performance.md).
+AUTO_JOBS_BYTES = {"jelly": 8 << 20, "text": 16 << 20}
 
 
 def splittable_path(source: object) -> str | None:

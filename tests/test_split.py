@@ -549,6 +549,20 @@ def test_jobs_need_a_plain_file(tmp_path):
         convert(str(src), str(tmp_path / "x.nq"), jobs=0)
 
 
+@pytest.mark.parametrize("name, threshold", [("in.jelly", 8 << 20), ("in.nt", 16 << 20)])
+def test_without_jobs_large_plain_files_use_every_core(tmp_path, name, threshold):
+    # The sizes the user guide gives (8 MiB of Jelly, 16 MiB of text); sparse files.
+    src = tmp_path / name
+    fmt = "jelly" if name.endswith(".jelly") else "nt"
+    with open(src, "wb") as f:
+        f.truncate(threshold - 1)
+    assert parallel.auto_jobs(str(src), fmt) == 1
+    with open(src, "wb") as f:
+        f.truncate(threshold)
+    assert parallel.auto_jobs(str(src), fmt) == parallel.available_cores()
+    assert parallel.auto_jobs(str(tmp_path / "missing.nt"), fmt) == 1
+
+
 # ------------------------------------------------------------------------- damaged inputs
 
 def _damaged(data: bytes, rng, alphabet: bytes | None = None) -> bytes:
