@@ -9,7 +9,6 @@ statements a random scenario wrote; the other N-Triples output of the decoder
 
 from __future__ import annotations
 
-import io
 import os
 
 import pytest
@@ -50,9 +49,9 @@ def test_text_reads_back_to_the_statements_written(sc, syntax):
     assert ordered_isomorphic(got, want)
 
 
-def test_large_frames_grow_the_text_and_start_the_next_from_its_size():
+def test_large_and_small_frames_in_turn():
     # One frame of 30,000 statements grows the text from 64 KiB many times over; the frames
-    # after it are smaller, then larger again.
+    # after it are smaller (one empty), then larger again.
     sizes = [30000, 3, 0, 5000]
     frames = [[(jelly.IRI(f"http://example.org/s{k}/{i}"), jelly.IRI("http://example.org/p"),
                 jelly.Literal(f"v\u00e9\U0001F600{i}", language="fr"))
