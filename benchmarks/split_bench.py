@@ -38,6 +38,7 @@ as jelly.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import platform
@@ -46,6 +47,7 @@ import statistics
 import subprocess
 import sys
 import time
+from typing import Callable
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -171,6 +173,23 @@ def compile_bytecode() -> None:
     compileall.compile_dir(os.path.dirname(jelly.__file__), quiet=1)
 
 
+def lines_of(src: str, nt: str, keep: Callable[[int], bool], stop: int | None = None
+             ) -> tuple[str, str]:
+    """The lines ``i`` of the text file ``src`` with ``keep(i)`` (up to line ``stop``) as the
+    file ``nt``, and that as Jelly written by ``jelly convert`` (each made once): ``(nt,
+    jelly)``."""
+    if not os.path.exists(nt):
+        with open(src, "rb") as f, open(nt + ".tmp", "wb") as dst:
+            for i, line in enumerate(itertools.islice(f, stop)):
+                if keep(i):
+                    dst.write(line)
+        os.replace(nt + ".tmp", nt)
+    jl = nt[:-3] + ".jelly"
+    if not os.path.exists(jl):
+        subprocess.run(jelly_cmd() + ["convert", nt, jl, "--jobs", "1", "-q"], check=True)
+    return nt, jl
+
+
 def prepare(args: argparse.Namespace) -> dict[str, str]:
     import datagen
     os.makedirs(args.work, exist_ok=True)
@@ -194,42 +213,15 @@ def prepare(args: argparse.Namespace) -> dict[str, str]:
     files["sensors-plain.jelly"] = plain
     # The two halves of the sensors data (by lines) as files of their own, in both formats:
     # two independent processes on them at once are the most two processes can do here.
-    for half in (1, 2):
-        nt = files["sensors"][:-3] + f"-half{half}.nt"
-        if not os.path.exists(nt):
-            with open(files["sensors"], "rb") as src:
-                total = sum(1 for _ in src)
-            with open(files["sensors"], "rb") as src, open(nt + ".tmp", "wb") as dst:
-                for i, line in enumerate(src):
-                    if (i < total // 2) == (half == 1):
-                        dst.write(line)
-            os.replace(nt + ".tmp", nt)
-        jl = nt[:-3] + ".jelly"
-        if not os.path.exists(jl):
-            subprocess.run(jelly_cmd() + ["convert", nt, jl, "--jobs", "1", "-q"], check=True)
-        files[f"half{half}"] = nt
-        files[f"half{half}.jelly"] = jl
+    halves = [files["sensors"][:-3] + f"-half{half}.nt" for half in (1, 2)]
+    middle = 0                          # the line the second half starts at (once needed)
+    if not all(os.path.exists(h) for h in halves):
+        with open(files["sensors"], "rb") as f:
+            middle = sum(1 for _ in f) // 2
+    for half, nt in enumerate(halves, 1):
+        files[f"half{half}"], files[f"half{half}.jelly"] = lines_of(
+            files["sensors"], nt, lambda i, first=half == 1: (i < middle) == first)
     return files
-
-
-def prefix_files(args: argparse.Namespace, files: dict[str, str]) -> list[tuple[int, str, str]]:
-    """The first ``n`` statements of the sensors data for each size of :data:`CROSSOVER`, as
-    N-Triples and as Jelly written by ``jelly convert``: ``(n, nt, jelly)``."""
-    out = []
-    for n in CROSSOVER:
-        nt = files["sensors"][:-3] + f"-first{n}.nt"
-        if not os.path.exists(nt):
-            with open(files["sensors"], "rb") as src, open(nt + ".tmp", "wb") as dst:
-                for i, line in enumerate(src):
-                    if i >= n:
-                        break
-                    dst.write(line)
-            os.replace(nt + ".tmp", nt)
-        jl = nt[:-3] + ".jelly"
-        if not os.path.exists(jl):
-            subprocess.run(jelly_cmd() + ["convert", nt, jl, "--jobs", "1", "-q"], check=True)
-        out.append((n, nt, jl))
-    return out
 
 
 # ------------------------------------------------------------------------------- rows
@@ -314,7 +306,9 @@ def bench_crossover(args, files, results) -> None:
     from jelly.parallel import AUTO_JOBS_BYTES
     out = os.path.join(args.work, "out-crossover")
     rows = []
-    for n, nt, jl in prefix_files(args, files):
+    for n in CROSSOVER:
+        nt, jl = lines_of(files["sensors"], files["sensors"][:-3] + f"-first{n}.nt",
+                          lambda i: True, stop=n)
         for direction, src, ext, kind in (("to-jelly", nt, ".jelly", "text"),
                                           ("from-jelly", jl, ".nt", "jelly")):
             runs: dict[int, list[float]] = {1: [], 2: []}
