@@ -510,7 +510,7 @@ class _NQuadsOf(io.RawIOBase):
 
     def __init__(self, reader: Any) -> None:
         self._frames = reader.frames()
-        self._buf = b""
+        self._buf = memoryview(b"")     # a view: handing out a piece copies it once, not twice
         self._at = 0
 
     def readable(self) -> bool:
@@ -521,7 +521,7 @@ class _NQuadsOf(io.RawIOBase):
             frame = next(self._frames, None)
             if frame is None:
                 return 0
-            self._buf = frame.statements
+            self._buf = memoryview(frame.statements)
             self._at = 0
         n = min(len(b), len(self._buf) - self._at)
         b[:n] = self._buf[self._at:self._at + n]
