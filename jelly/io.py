@@ -281,12 +281,14 @@ class _AtomicFile(io.BufferedWriter):
 
     def __init__(self, path: str) -> None:
         directory = os.path.dirname(os.path.abspath(path))
-        fd, self._tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".",
-                                         suffix=".part", dir=directory)
+        fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".part",
+                                   dir=directory)
         super().__init__(io.FileIO(fd, "wb"), CHUNK_SIZE)
+        self._tmp: str | None = tmp         # None once renamed into place
         self._path = path
 
     def commit(self) -> None:
+        assert self._tmp is not None, "committed twice"
         self.flush()
         os.fsync(self.fileno()) if os.environ.get("JELLY_FSYNC") else None
         super().close()
@@ -298,12 +300,20 @@ class _AtomicFile(io.BufferedWriter):
             mode = 0o666 & ~umask
         os.chmod(self._tmp, mode)
         os.replace(self._tmp, self._path)
+        self._tmp = None
 
     def close(self) -> None:
-        if not self.closed:
-            super().close()
-        if os.path.exists(self._tmp):
-            os.unlink(self._tmp)
+        """Without a commit: the temporary file goes, and what is still buffered is dropped
+        (closing the raw file first), so an output that failed to write (a full disk) is not
+        written again, and does not fail again, on the way out."""
+        try:
+            if not self.raw.closed:
+                self.raw.close()
+        finally:
+            if self._tmp is not None:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(self._tmp)
+                self._tmp = None
 
 
 @contextlib.contextmanager

@@ -382,11 +382,14 @@ def _worker_main(conn: Any, fd_out: int | None, run: Callable[[Any, _Output], tu
     then it is told where the output goes: an offset of the output file, where it writes it
     itself (the output is written once, by the workers in parallel), or -1: back through the
     pipe (an output that is not a plain file).  An error is reported in place of the task's
-    report; the worker then waits to be let go."""
+    report (``"error"``), or, in placing an output, as ``"lost"``; the worker then waits to be
+    let go."""
     waiting: collections.deque[_Output] = collections.deque()
+    placing = False
     try:
         for msg in iter(conn.recv, None):
-            if not isinstance(msg, int):
+            placing = isinstance(msg, int)
+            if not placing:
                 output = _Output()
                 said = run(msg, output)
                 waiting.append(output)
@@ -398,8 +401,11 @@ def _worker_main(conn: Any, fd_out: int | None, run: Callable[[Any, _Output], tu
             else:
                 assert fd_out is not None
                 _write_at(fd_out, msg, output.chunks)
+        conn.send(("done",))                # every output placed is written
     except BaseException as exc:           # the main process raises it
-        conn.send(("error", exc))
+        # A task's error is its report, raised in task order (as reading in order would);
+        # an output that could not be written (a full disk) is raised at once.
+        conn.send(("lost" if placing else "error", exc))
         try:
             for _ in iter(conn.recv, None):     # until the main process lets go
                 pass
@@ -423,6 +429,18 @@ class _Worker:
         except (EOFError, OSError):
             raise JellyError(f"a worker process ended (exit status "
                              f"{self.process.exitcode})") from None
+
+    def finish(self) -> BaseException | None:
+        """Read what the worker says after it is let go, up to its end: reports of tasks
+        not placed (dropped) and the error of an output it could not write (returned)."""
+        lost = None
+        try:
+            for msg in iter(self.conn.recv, ("done",)):
+                if msg[0] == "lost":
+                    lost = msg[1]
+        except (EOFError, OSError):         # it ended after an error
+            pass
+        return lost
 
     def send(self, msg: Any) -> None:
         try:
@@ -474,7 +492,13 @@ class _Placed:
         import multiprocessing.connection
         for conn in multiprocessing.connection.wait(list(self._by_conn)):
             w = self._by_conn[conn]
-            self._reports[w.tasks.popleft()] = (w.recv(), w)
+            self._report(w, w.recv())
+
+    def _report(self, w: _Worker, msg: tuple[Any, ...]) -> None:
+        """File a report of ``w`` under the task it ran: the oldest it holds."""
+        if msg[0] == "lost":
+            raise msg[1]
+        self._reports[w.tasks.popleft()] = (msg, w)
 
     def __iter__(self) -> Iterator[tuple[int, tuple[Any, ...]]]:
         self._feed(0)
@@ -498,7 +522,7 @@ class _Placed:
                     if data[0] == "data":
                         self.out.write(data[1])
                         break
-                    self._reports[w.tasks.popleft()] = (data, w)
+                    self._report(w, data)
             self.offset += length
             self._feed(k + 1)
             yield k, msg[2:]
@@ -517,12 +541,22 @@ class _Placed:
         if self.fd_out is not None:
             self.offset = self.out.tell()                       # type: ignore[attr-defined]
 
-    def close(self) -> None:
-        """Let the workers go; ``out`` goes on where the placed output ends."""
+    def __enter__(self) -> _Placed:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, *_: Any) -> None:
+        self.close(check=kind is None)
+
+    def close(self, check: bool = True) -> None:
+        """Let the workers go once they have written the outputs placed; ``out`` goes on where
+        the placed output ends.  ``check``: raise the error of an output a worker could not
+        write (a full disk), which it may report only now."""
+        lost = None
         try:
             for w in self.workers:
                 w.send(None)
             for w in self.workers:
+                lost = w.finish() or lost
                 w.process.join()
                 if w.process.exitcode:
                     raise JellyError(f"a worker process failed (exit status "
@@ -533,6 +567,8 @@ class _Placed:
                     w.process.terminate()
                     w.process.join()
                 w.conn.close()
+        if lost is not None and check:
+            raise lost
         self.seek()
 
 
@@ -618,13 +654,13 @@ def convert_jelly_to_text(path: str, out: BinaryWriter, *, jobs: int, format: st
         parts = plan(found, size, min(MAX_PART_BYTES, size // (jobs * PARTS_PER_JOB)))
         if len(parts) < 2:
             return None
-        placed = _Placed(out, jobs, _decode_part, [
-            _DecodePart(path, part, format == "nt", syntax, limits) for part in parts])
         sink = NQuadsSink(out, _DecodedToText(), format=format,      # type: ignore[arg-type]
                           syntax=syntax)
         shadow = None       # frames read in order, for the parts that are not self-contained
         statements = frames = 0
-        try:
+        with _Placed(out, jobs, _decode_part, [
+                _DecodePart(path, part, format == "nt", syntax, limits) for part in parts]
+                ) as placed:
             for k, (n, m, failed) in placed:
                 statements += n
                 frames += m
@@ -639,8 +675,6 @@ def convert_jelly_to_text(path: str, out: BinaryWriter, *, jobs: int, format: st
                         statements += frame.statement_count
                         frames += 1
                     sink.close()
-        finally:
-            placed.close()
     return statements, frames
 
 
@@ -768,11 +802,10 @@ def convert_text_to_jelly(path: str, out: BinaryWriter, *, jobs: int, options: S
             begin = out.tell()                                      # type: ignore[attr-defined]
         elif _contains(fd, size, b"@message"):
             return None
-    placed = _Placed(out, jobs, _encode_chunk, [
-        _EncodeChunk(path, start, end, options, rows_per_frame, segment_size, syntax)
-        for start, end in chunks])
     statements = frames = 0
-    try:
+    with _Placed(out, jobs, _encode_chunk, [
+            _EncodeChunk(path, start, end, options, rows_per_frame, segment_size, syntax)
+            for start, end in chunks]) as placed:
         for _, (n, k, message) in placed:
             if message:
                 break
@@ -780,8 +813,6 @@ def convert_text_to_jelly(path: str, out: BinaryWriter, *, jobs: int, options: S
             frames += k
         else:
             return statements, frames
-    finally:
-        placed.close()
     assert begin is not None        # else the text was searched: it holds no delimiter
     out.seek(begin)                                                 # type: ignore[attr-defined]
     out.truncate()                                                  # type: ignore[attr-defined]

@@ -434,6 +434,42 @@ def test_partial_output_removed(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cut.jelly", "keep.nt", "s.jelly"]
 
 
+#: The command with a limit on the size of the files it writes: a write past it fails in the
+#: kernel with EFBIG, as one on a full disk fails with ENOSPC (SIGXFSZ, which would kill the
+#: process first, is ignored).
+LIMITED = """
+import resource, signal, sys
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+resource.setrlimit(resource.RLIMIT_FSIZE, (int(sys.argv[1]),) * 2)
+import jelly.cli
+sys.exit(jelly.cli.main(sys.argv[2:]))
+"""
+
+
+@pytest.mark.skipif(not hasattr(__import__("signal"), "SIGXFSZ"), reason="POSIX file limits")
+def test_a_write_that_fails_leaves_nothing_behind(tmp_path):
+    """A conversion whose output cannot be written (a full disk) fails in one line and leaves
+    neither a part of its output nor its temporary file; a file it was to replace is kept."""
+    segmented = tmp_path / "s.jelly"
+    ok("convert", SENSORS, segmented, "--segment-size", "40", "--rows-per-frame", "16")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "keep.nt").write_bytes(b"old")
+    for argv in (["convert", SENSORS, out / "a.jelly"],
+                 ["convert", segmented, out / "a.nt", "--jobs", "1"],
+                 ["convert", segmented, out / "a.nt", "--jobs", "2"],
+                 ["convert", segmented, out / "keep.nt"],
+                 ["convert", SENSORS, out / "a.nt.gz"],
+                 ["transcode", segmented, out / "t.jelly", "--preset", "small"]):
+        proc = subprocess.run([sys.executable, "-c", LIMITED, "2000", *map(str, argv)],
+                              capture_output=True, text=True, timeout=120,
+                              env=helpers.jelly_subprocess_env())
+        assert proc.returncode == 1, (argv, proc.stderr)
+        assert proc.stderr == "jelly: error: File too large\n", (argv, proc.stderr)
+        assert sorted(os.listdir(out)) == ["keep.nt"], argv
+    assert (out / "keep.nt").read_bytes() == b"old"
+
+
 def test_bad_options(tmp_path):
     fails("convert", SENSORS, tmp_path / "o.jelly", "--max-name-table-size", "4",
           match="max_name_table_size must be at least 8")

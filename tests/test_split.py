@@ -10,6 +10,7 @@ way: the parallel paths must give exactly what a sequential reader gives.
 
 from __future__ import annotations
 
+import errno
 import io
 import os
 import random
@@ -416,6 +417,39 @@ def test_jobs_to_an_output_that_is_not_a_plain_file(tmp_path, case):
     done = parallel.convert_jelly_to_text(str(src), buf, jobs=2, format="nq")
     assert done == (one[1].statements, one[1].frames)
     assert buf.getvalue() == one[0]
+
+
+@pytest.mark.parametrize("to", ["nt", "jelly"])
+@pytest.mark.parametrize("failing", ["every write", "the last write"])
+def test_a_write_a_worker_cannot_make_fails_the_conversion(tmp_path, monkeypatch, to, failing):
+    """A worker that cannot write its part into the output (a full disk) fails the
+    conversion, also when that is the last write, which the main process hears of only
+    after it placed every part; nothing is left where the output was to go."""
+    monkeypatch.setattr(parallel, "MIN_CHUNK_BYTES", 64)
+    lines = [f'<{EX}s{i % 7}> <{EX}p{i % 3}> "v{i}"@en .\n' for i in range(400)]
+    src = tmp_path / "in.nt"
+    src.write_text("".join(lines), encoding="utf-8")
+    if to == "nt":
+        convert(src, tmp_path / "in.jelly", segment_size=40, rows_per_frame=16)
+        src = tmp_path / "in.jelly"
+    convert(src, tmp_path / f"whole.{to}", jobs=2, segment_size=40)
+    if to == "nt":
+        assert len(starts(src.read_bytes())) > 4
+    size = (tmp_path / f"whole.{to}").stat().st_size
+    real = os.pwritev
+
+    def full(fd, views, offset):           # the workers' writes, in the processes forked
+        if failing == "every write" or offset + sum(map(len, views)) == size:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real(fd, views, offset)
+
+    monkeypatch.setattr(os, "pwritev", full)
+    out = tmp_path / "out"
+    out.mkdir()
+    with pytest.raises(OSError) as caught:
+        convert(src, out / f"x.{to}", jobs=2, segment_size=40)
+    assert caught.value.errno == errno.ENOSPC
+    assert os.listdir(out) == []
 
 
 @pytest.fixture
