@@ -11,6 +11,7 @@ import argparse
 import contextlib
 import importlib
 import os
+import signal
 import sys
 
 from . import __version__, formats
@@ -245,15 +246,31 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+class _Terminated(BaseException):
+    """SIGTERM (``kill``, ``timeout``, a service manager), raised where the program is, so that
+    it unwinds as on Ctrl-C: no half-written output or temporary file is left behind."""
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise _Terminated
+
+
 def main(argv=None) -> int:
     argv = [os.fspath(a) for a in (sys.argv[1:] if argv is None else argv)]
     parser = build_parser(argv[0] if argv else None)
+    try:
+        previous = signal.signal(signal.SIGTERM, _terminate)
+        restore = True
+    except ValueError:                  # not the main thread: leave signals alone
+        restore = False
     try:
         args = _parse(parser, argv)
         if args.command is None:
             parser.print_help(sys.stderr)
             return 2
         return args.func(args)
+    except _Terminated:
+        return 128 + signal.SIGTERM
     except JellyError as exc:
         _die(str(exc))
         return 1
@@ -273,6 +290,9 @@ def main(argv=None) -> int:
             raise
         _die(f"internal error: {exc!r} (set JELLY_DEBUG=1 for a traceback)")
         return 2
+    finally:
+        if restore:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
 
 
 def _parse(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.Namespace:

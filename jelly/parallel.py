@@ -32,6 +32,7 @@ import errno
 import functools
 import io
 import os
+import signal
 import stat
 from typing import TYPE_CHECKING, Any, Callable, Iterator, cast
 
@@ -375,15 +376,19 @@ def _pwritev(fd: int, offset: int, views: list[memoryview]) -> int:
     return offset
 
 
-def _worker_main(conn: Any, fd_out: int | None, run: Callable[[Any, _Output], tuple[Any, ...]]
-                 ) -> None:
+def _worker_main(conn: Any, inherited: list[int], fd_out: int | None,
+                 run: Callable[[Any, _Output], tuple[Any, ...]]) -> None:
     """A worker process.  It runs the tasks it is sent, in order, each with
     ``run(task, output)``, and reports the size of each task's output and what ``run`` said;
     then it is told where the output goes: an offset of the output file, where it writes it
     itself (the output is written once, by the workers in parallel), or -1: back through the
     pipe (an output that is not a plain file).  An error is reported in place of the task's
     report (``"error"``), or, in placing an output, as ``"lost"``; the worker then waits to be
-    let go."""
+    let go.  ``inherited``: descriptors of a forked worker to close (see :class:`_Worker`)."""
+    for fd in inherited:
+        os.close(fd)
+    # terminate() ends a worker at once, whatever handler the program that forked it set.
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     waiting: collections.deque[_Output] = collections.deque()
     placing = False
     try:
@@ -402,11 +407,13 @@ def _worker_main(conn: Any, fd_out: int | None, run: Callable[[Any, _Output], tu
                 assert fd_out is not None
                 _write_at(fd_out, msg, output.chunks)
         conn.send(("done",))                # every output placed is written
+    except (EOFError, BrokenPipeError):     # the main process is gone: nobody to tell
+        pass
     except BaseException as exc:           # the main process raises it
         # A task's error is its report, raised in task order (as reading in order would);
         # an output that could not be written (a full disk) is raised at once.
-        conn.send(("lost" if placing else "error", exc))
         try:
+            conn.send(("lost" if placing else "error", exc))
             for _ in iter(conn.recv, None):     # until the main process lets go
                 pass
         except (EOFError, OSError):
@@ -416,9 +423,15 @@ def _worker_main(conn: Any, fd_out: int | None, run: Callable[[Any, _Output], tu
 class _Worker:
     """A worker process and its end of the pipe; the tasks it holds, in order."""
 
-    def __init__(self, ctx: Any, args: tuple[Any, ...]) -> None:
+    def __init__(self, ctx: Any, args: tuple[Any, ...], started: list[_Worker]) -> None:
         self.conn, child = ctx.Pipe()
-        self.process = ctx.Process(target=_worker_main, args=(child,) + args, daemon=True)
+        # A forked worker has copies of this process's ends of the pipes, of its own too; it
+        # closes them, so that it sees its pipe end (EOFError) if this process is killed,
+        # instead of waiting for ever.
+        inherited = [w.conn.fileno() for w in started] + [self.conn.fileno()] \
+            if ctx.get_start_method() == "fork" else []
+        self.process = ctx.Process(target=_worker_main, args=(child, inherited) + args,
+                                   daemon=True)
         self.process.start()
         child.close()
         self.tasks: collections.deque[int] = collections.deque()
@@ -471,7 +484,13 @@ class _Placed:
         self.offset = out.tell() if self.fd_out is not None else 0   # type: ignore[attr-defined]
         self._extent = self.offset       # the size of the output file
         self.tasks = tasks
-        self.workers = [_Worker(ctx, (self.fd_out, run)) for _ in range(min(jobs, len(tasks)))]
+        self.workers: list[_Worker] = []
+        try:
+            for _ in range(min(jobs, len(tasks))):
+                self.workers.append(_Worker(ctx, (self.fd_out, run), self.workers))
+        except BaseException:
+            self.close(check=False)
+            raise
         self._by_conn = {w.conn: w for w in self.workers}
         self._window = len(self.workers) * (TASKS_AHEAD + 2)
         self._sent = 0
@@ -550,7 +569,15 @@ class _Placed:
     def close(self, check: bool = True) -> None:
         """Let the workers go once they have written the outputs placed; ``out`` goes on where
         the placed output ends.  ``check``: raise the error of an output a worker could not
-        write (a full disk), which it may report only now."""
+        write (a full disk), which it may report only now; without it (an error is on its
+        way), the workers are ended at once."""
+        if not check:
+            for w in self.workers:
+                w.conn.close()
+                w.process.terminate()
+            for w in self.workers:
+                w.process.join()
+            return
         lost = None
         try:
             for w in self.workers:
@@ -567,7 +594,7 @@ class _Placed:
                     w.process.terminate()
                     w.process.join()
                 w.conn.close()
-        if lost is not None and check:
+        if lost is not None:
             raise lost
         self.seek()
 

@@ -470,6 +470,34 @@ def test_a_write_that_fails_leaves_nothing_behind(tmp_path):
     assert (out / "keep.nt").read_bytes() == b"old"
 
 
+@pytest.mark.parametrize("sig, code", [("SIGTERM", 143), ("SIGINT", 130)])
+def test_a_stopped_conversion_leaves_nothing_behind(tmp_path, sig, code):
+    """``kill`` (as ``timeout`` and service managers send) and Ctrl-C stop a conversion the
+    way an error does: its temporary output goes, a file it was to replace is kept."""
+    import signal
+    import time
+    (tmp_path / "out.jelly").write_bytes(b"old")
+    proc = subprocess.Popen([sys.executable, "-m", "jelly", "convert", "-",
+                             tmp_path / "out.jelly", "--from", "nt"],
+                            stdin=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=helpers.jelly_subprocess_env())
+    try:
+        proc.stdin.write(SENSORS.read_bytes() * 30)     # a frame or more; the input stays open
+        proc.stdin.flush()
+        deadline = time.monotonic() + 60
+        while len(os.listdir(tmp_path)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert len(os.listdir(tmp_path)) == 2, "the output was never opened"
+        proc.send_signal(getattr(signal, sig))
+        assert proc.wait(60) == code, proc.stderr.read()
+    finally:
+        proc.kill()
+        proc.wait()
+    assert proc.stderr.read() == b""
+    assert os.listdir(tmp_path) == ["out.jelly"]
+    assert (tmp_path / "out.jelly").read_bytes() == b"old"
+
+
 def test_bad_options(tmp_path):
     fails("convert", SENSORS, tmp_path / "o.jelly", "--max-name-table-size", "4",
           match="max_name_table_size must be at least 8")

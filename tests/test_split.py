@@ -452,6 +452,56 @@ def test_a_write_a_worker_cannot_make_fails_the_conversion(tmp_path, monkeypatch
     assert os.listdir(out) == []
 
 
+ORPHANS = """
+import io, os, sys
+from jelly import parallel
+
+def run(task, output):
+    output.write(b"x")
+    return ()
+
+placed = parallel._Placed(io.BytesIO(), 2, run, [str(k) for k in range(8)])
+for k, _ in placed:
+    if k == 3:
+        break
+print(" ".join(str(w.process.pid) for w in placed.workers), flush=True)
+os._exit(0)             # as if killed: the workers are never let go
+"""
+
+
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] not in "ZX"    # not a zombie
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads /proc")
+def test_workers_end_when_the_main_process_is_killed(tmp_path):
+    """Workers hold no copy of the main process's end of their pipe: when it dies without
+    letting them go (SIGKILL), they see the pipe end and exit instead of waiting for ever."""
+    import subprocess
+    import sys
+    import time
+    from helpers import jelly_subprocess_env
+    out, err = tmp_path / "out", tmp_path / "err"     # files: the workers may outlive pipes
+    with open(out, "wb") as o, open(err, "wb") as e:
+        proc = subprocess.run([sys.executable, "-c", ORPHANS], stdout=o, stderr=e, timeout=60,
+                              env=jelly_subprocess_env())
+    assert proc.returncode == 0, err.read_text()
+    pids = [int(p) for p in out.read_text().split()]
+    assert len(pids) == 2
+    deadline = time.monotonic() + 30
+    while any(map(_running, pids)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    left = [p for p in pids if _running(p)]
+    for p in left:
+        os.kill(p, 9)
+    assert not left
+    assert err.read_text() == ""            # they end quietly: nobody is left to tell
+
+
 @pytest.fixture
 def small_chunks(monkeypatch):
     """Text cut into chunks of a few statements, so that small inputs run in parts."""
