@@ -387,8 +387,11 @@ def _worker_main(conn: Any, inherited: list[int], fd_out: int | None,
     let go.  ``inherited``: descriptors of a forked worker to close (see :class:`_Worker`)."""
     for fd in inherited:
         os.close(fd)
-    # terminate() ends a worker at once, whatever handler the program that forked it set.
+    # terminate() ends a worker at once, whatever handler the program that forked it set (a
+    # forked worker starts with SIGTERM blocked: see _Worker).
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if inherited:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
     waiting: collections.deque[_Output] = collections.deque()
     placing = False
     try:
@@ -428,11 +431,18 @@ class _Worker:
         # A forked worker has copies of this process's ends of the pipes, of its own too; it
         # closes them, so that it sees its pipe end (EOFError) if this process is killed,
         # instead of waiting for ever.
-        inherited = [w.conn.fileno() for w in started] + [self.conn.fileno()] \
-            if ctx.get_start_method() == "fork" else []
+        fork = ctx.get_start_method() == "fork"
+        inherited = [w.conn.fileno() for w in started] + [self.conn.fileno()] if fork else []
         self.process = ctx.Process(target=_worker_main, args=(child, inherited) + args,
                                    daemon=True)
-        self.process.start()
+        # A SIGTERM (terminate()) before the worker has set its own handler would run the
+        # handler of this process in it (the CLI's raises an exception): it waits, blocked.
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM}) if fork else None
+        try:
+            self.process.start()
+        finally:
+            if mask is not None:
+                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         child.close()
         self.tasks: collections.deque[int] = collections.deque()
 
