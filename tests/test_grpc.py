@@ -227,6 +227,43 @@ def test_publish_then_subscribe(any_client, physical):
     assert decoded_sub.result() == expected
 
 
+@pytest.mark.parametrize("physical", ["triples", "quads"])
+def test_a_segmented_stream_is_published_whole(any_client, physical):
+    """A segmented file (what ``jelly convert`` writes) repeats its options row at each segment
+    start.  The topic becomes the stream name of every repeat, not only of the first row: a
+    repeat must be identical to the first row, and the server refuses one that is not."""
+    from oracle.jelly_rdf import load_pb2
+    stmts = statements(physical, 300)
+    frames = encoded(stmts, physical, segment_size=40, stream_name="file")
+    assert sum(first_options(f)[0] is not None for f in frames) > 3
+
+    def names(frames):              # the stream name of every options row, read by protobuf
+        pb = load_pb2()
+        return [row.options.stream_name for f in frames
+                for row in pb.RdfStreamFrame.FromString(f).rows if row.HasField("options")]
+    sub = Subscriber(any_client, "t", until=lambda got: len(decode(got)) >= len(stmts))
+    assert any_client.publish("t", frames) == len(frames)
+    got = sub.result()
+    expected = [s[:3] + (jelly.DEFAULT_GRAPH,) if len(s) == 3 else s for s in stmts] \
+        if physical != "triples" else stmts
+    assert decode(got) == expected
+    assert names(got) == ["t"] * len(names(frames))
+    if physical != "triples":
+        return
+    # the async client, the frames from an async iterable
+
+    async def publish(target):
+        async def agen():
+            for f in frames:
+                yield f
+        async with AsyncClient(target) as c:
+            return await c.publish("u", agen())
+    sub = Subscriber(any_client, "u", until=lambda got: len(decode(got)) >= len(stmts))
+    assert asyncio.run(publish(any_client.target)) == len(frames)
+    got = sub.result()
+    assert decode(got) == expected and names(got) == ["u"] * len(names(frames))
+
+
 def test_publish_statements_and_async_client(server):
     stmts = statements("quads", 50)
 

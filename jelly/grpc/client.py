@@ -5,7 +5,8 @@ Publishing takes frames (bytes of ``RdfStreamFrame`` messages, e.g. from a Jelly
 statements, which are encoded here with the given options.  The topic travels as the stream
 name of the stream's options row, the way jelly-jvm's gRPC service reads it: statements are
 encoded with ``stream_name=topic``, and frames whose options row names another stream get that
-row rewritten (the first frame only; nothing else is touched).
+row rewritten: the first frame's, and the repeats of it that start later frames (the segment
+starts of a segmented file), which must stay identical to it; nothing else is touched.
 
 Subscribing yields frames as bytes, decoded :class:`jelly.Frame` objects, or statements.  With
 ``reconnect`` (a :class:`Backoff`), a subscription that loses its server (``UNAVAILABLE``, or a
@@ -29,7 +30,7 @@ from grpc import aio
 
 from .._decoder import Decoder, Frame
 from .._encoder import Encoder
-from .._streaming import encode_subscribe, with_stream_name
+from .._streaming import encode_subscribe, first_options, with_stream_name
 from ..errors import JellyError
 from ..options import ReaderLimits, StreamOptions, make_options
 from .server import DEFAULT_MAX_MESSAGE_SIZE, PUBLISH, SUBSCRIBE, _read, channel_options
@@ -82,6 +83,20 @@ def _is_frame(item: object) -> bool:
     return isinstance(item, (bytes, bytearray, memoryview))
 
 
+def _renaming(topic: str, first: bytes) -> Callable[[Any], bytes]:
+    """What publishing does to the frames after ``first``, whose options row gets ``topic`` as
+    its stream name: a later frame that starts with a repeat of that row (a segment start) gets
+    the same name, so that the repeat stays identical to the first, as the protocol requires."""
+    original = first_options(first)[0]
+    if original is None or original.stream_name == topic:
+        return bytes
+
+    def rename(frame: Any) -> bytes:
+        frame = bytes(frame)
+        return with_stream_name(frame, topic) if first_options(frame)[0] == original else frame
+    return rename
+
+
 def frames_to_publish(topic: str, first: object, rest: Iterator[Any],
                       options: StreamOptions | None, rows_per_frame: int,
                       namespaces: Mapping[str, object] | None,
@@ -92,9 +107,11 @@ def frames_to_publish(topic: str, first: object, rest: Iterator[Any],
     if _is_frame(first):
         if options is not None or fields or namespaces:
             raise JellyError("options apply to statements; frames are published as they are")
-        yield with_stream_name(bytes(cast(bytes, first)), topic)
+        first = bytes(cast(bytes, first))
+        rename = _renaming(topic, first)
+        yield with_stream_name(first, topic)
         for frame in rest:
-            yield bytes(frame)
+            yield rename(frame)
         return
     if rows_per_frame < 1:
         raise JellyError("rows_per_frame must be at least 1")
@@ -315,9 +332,10 @@ class AsyncClient(_Base):
                                                namespaces, fields):
                     sent += 1
                     yield frame
+                rename = _renaming(topic, bytes(cast(bytes, first)))
                 async for frame in ait:
                     sent += 1
-                    yield bytes(frame)
+                    yield rename(frame)
                 return
             # Statements from an async source: encoded a batch at a time.
             encoding = _AsyncEncoding(topic, options, rows_per_frame, namespaces, fields)
