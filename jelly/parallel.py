@@ -796,9 +796,7 @@ def _encode_chunk(task: _EncodeChunk, output: _Output) -> tuple[int, int, bool]:
     from ._ntriples import MESSAGE, parse_nquads
     from .writer import Writer
     writer = Writer(output, task.options, rows_per_frame=task.rows_per_frame,
-                    segment_size=task.segment_size)
-    if task.start:
-        writer._encoder.start_segment()
+                    segment_size=task.segment_size)        # it starts with a segment
     with open(task.path, "rb", buffering=0) as src:
         try:
             message = writer.write_until(parse_nquads(

@@ -36,8 +36,9 @@ class Writer(Destination):
     ``segment_size=N`` starts a self-contained segment at the first frame boundary after every
     N statements: the options row is repeated and the lookups, repeated terms and IRI deltas
     start afresh, so that a reader can decode the stream from any segment start (in parallel,
-    see :mod:`jelly.parallel`); the file stays a plain Jelly stream for every reader.  A
-    single-frame file has no segments.
+    see :mod:`jelly.parallel`); the file stays a plain Jelly stream for every reader.  Its
+    first segment is self-contained too, so segmented files of the same options concatenated
+    (``cat a.jelly b.jelly``) are one valid stream.  A single-frame file has no segments.
 
     ``destination`` is a path (written to a temporary file and renamed into place when the
     writer closes without an error; ``.gz`` compresses), ``"-"`` (stdout), a binary file object,
@@ -61,6 +62,10 @@ class Writer(Destination):
         self.segment_size = segment_size if delimited else None
         self._segment_start = 0
         self._encoder = Encoder(self.options, term_adapter=term_adapter)
+        if self.segment_size is not None:
+            # The stream's start is a segment start too (explicit ids: a few bytes), so that
+            # segmented files of the same options concatenated (cat) are one valid stream.
+            self._encoder.start_segment()
         super().__init__(destination)
         self._frames_written = 0
         self._statements_at_frame_start = 0
