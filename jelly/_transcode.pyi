@@ -88,11 +88,14 @@ class FrameRewriter:
     ``continue_stream=True`` continues an output whose options row was already sent (e.g. a
     subscriber that so far received another stream's frames unchanged): nothing written from
     here on depends on what came before; ``graph_open``: that stream is inside a graph
-    (GRAPHS), which the next statement closes.
+    (GRAPHS), which the next statement closes.  ``segment_size=N`` writes a segmented stream,
+    as :class:`jelly.Writer` does: a self-contained segment starts at the stream's start and
+    with the next frame once N statements were written since the last one (a graph open at
+    that frame's end is ended and started again).
     """
 
     def __init__(self, options: _Options = None, *, continue_stream: bool = False,
-                 graph_open: bool = False) -> None: ...
+                 graph_open: bool = False, segment_size: int | None = None) -> None: ...
     @property
     def options(self) -> StreamOptions | None:
         """The output options (None until the first frame settles an automatic version)."""
@@ -121,13 +124,13 @@ class Transcoder:
 
     Frames of one input stream are fed in order with :meth:`transcode_frame`;
     :meth:`next_input` says a new input stream starts (a concatenated stream whose options
-    differ is also recognised on its own).  ``options``: as for :class:`FrameRewriter` (None
-    keeps the first input stream's).  ``limits`` caps what input streams may declare, as for a
-    reader.
+    differ is also recognised on its own).  ``options`` and ``segment_size``: as for
+    :class:`FrameRewriter` (None keeps the first input stream's options; writes no segments).
+    ``limits`` caps what input streams may declare, as for a reader.
     """
 
-    def __init__(self, options: _Options = None, *,
-                 limits: ReaderLimits | None = None) -> None: ...
+    def __init__(self, options: _Options = None, *, limits: ReaderLimits | None = None,
+                 segment_size: int | None = None) -> None: ...
     def next_input(self) -> None:
         """The next frame starts a new input stream."""
     def restart(self) -> None:

@@ -332,6 +332,10 @@ cdef class FrameRewriter:
     options row was already sent (e.g. a subscriber that so far received another stream's
     frames unchanged): nothing written from here on depends on what came before;
     ``graph_open``: that stream is inside a graph (GRAPHS), which the next statement closes.
+    ``segment_size=N`` writes a segmented stream, as :class:`jelly.Writer` does: a
+    self-contained segment starts at the stream's start and with the next frame once N
+    statements were written since the last one (a graph open at that frame's end is ended and
+    started again).
     """
 
     cdef object requested
@@ -339,8 +343,13 @@ cdef class FrameRewriter:
     cdef bint continuing, graph_open
     cdef object checked         # input options last checked (one check per input stream)
     cdef readonly Py_ssize_t frames_written
+    cdef Py_ssize_t segment_size, segment_start     # 0: no segments
 
-    def __init__(self, options=None, *, bint continue_stream=False, bint graph_open=False):
+    def __init__(self, options=None, *, bint continue_stream=False, bint graph_open=False,
+                 segment_size=None):
+        if segment_size is not None and segment_size < 1:
+            raise JellyOptionsError("segment_size must be at least 1 (None: no segments)")
+        self.segment_size = segment_size or 0
         if isinstance(options, StreamOptions):
             options.validate_for_writing()
         elif options is not None and not callable(options):
@@ -381,6 +390,8 @@ cdef class FrameRewriter:
             o = o.replace(version=version)
         # any depth its input decoders accepted (their limits are at most MAX_QUOTED_DEPTH)
         self.enc = _WireEncoder(o, max_quoted_depth=MAX_QUOTED_DEPTH)
+        if self.segment_size:
+            self.enc.reset_state()      # the first segment starts afresh too (as Writer's)
         if self.continuing:
             self.enc.options_written = True
             self.enc.reset_state()
@@ -402,6 +413,7 @@ cdef class FrameRewriter:
             self.enc.options_written = False
             self.enc.graph_is_open = False
             self.enc.open_graph = None
+            self.segment_start = self.enc.statements
         self.continuing = False
 
     def write(self, frame, input_options, bint in_graph=False, bint delimited=False):
@@ -420,9 +432,16 @@ cdef class FrameRewriter:
             for name, iri in frame.namespaces:
                 enc.add_namespace(name, make_iri((<WireIri>iri).prefix + (<WireIri>iri).name))
         enc.add_statements(frame.statements)
-        close = enc.physical_type == PT_GRAPHS and (
+        # A segment ends with a frame, outside a graph (as Writer's: a graph that goes on is
+        # started again in the next segment).
+        segment = self.segment_size and enc.statements - self.segment_start >= self.segment_size
+        close = segment or enc.physical_type == PT_GRAPHS and (
             int(input_options.physical_type) != PT_GRAPHS or not in_graph)
         out = enc.take_frame(frame.metadata or None, close, delimited)
+        if segment:
+            enc.reset_state()
+            enc.options_written = False
+            self.segment_start = enc.statements
         self.frames_written += 1
         return out
 
@@ -436,9 +455,9 @@ cdef class Transcoder:
 
     Frames of one input stream are fed in order with :meth:`transcode_frame`;
     :meth:`next_input` says a new input stream starts (a concatenated stream whose options
-    differ is also recognised on its own).  ``options``: as for :class:`FrameRewriter` (None
-    keeps the first input stream's).  ``limits`` caps what input streams may declare, as for a
-    reader.
+    differ is also recognised on its own).  ``options`` and ``segment_size``: as for
+    :class:`FrameRewriter` (None keeps the first input stream's options; writes no segments).
+    ``limits`` caps what input streams may declare, as for a reader.
     """
 
     cdef object limits
@@ -446,9 +465,9 @@ cdef class Transcoder:
     cdef FrameRewriter output
     cdef readonly Py_ssize_t inputs
 
-    def __init__(self, options=None, *, limits=None):
+    def __init__(self, options=None, *, limits=None, segment_size=None):
         self.limits = limits
-        self.output = FrameRewriter(options)
+        self.output = FrameRewriter(options, segment_size=segment_size)
         self.input = WireDecoder(limits=limits)
         self.inputs = 1
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 from ._transcode import Transcoder
 from .errors import JellyError
 from .io import FrameReader, open_input, open_output
+from .writer import DEFAULT_SEGMENT_SIZE
 from .options import (PRESETS, LogicalStreamType, PhysicalStreamType, ReaderLimits,
                       StreamOptions, make_options)
 
@@ -70,12 +71,13 @@ def output_options(input: StreamOptions, **fields: Any) -> StreamOptions:
 
 def transcode(inputs: Input | Sequence[Input], output: Output,
               options: StreamOptions | None = None, *, limits: ReaderLimits | None = None,
-              **fields: Any) -> Result:
+              segment_size: int | None = DEFAULT_SEGMENT_SIZE, **fields: Any) -> Result:
     """Transcode the Jelly stream(s) ``inputs`` (paths, ``"-"``, bytes or binary files; one or
     a list, merged in order) into one delimited Jelly stream at ``output``.  Output options are
     ``options`` if given, else the first input's with ``fields`` (see :func:`output_options`).
-    The output path is only replaced when everything succeeded; empty inputs give an empty
-    output."""
+    The output is segmented as ``jelly convert`` writes it (``segment_size`` statements, None:
+    no segments), so that it can be read in parts.  The output path is only replaced when
+    everything succeeded; empty inputs give an empty output."""
     from .convert import Result
 
     if isinstance(inputs, (str, os.PathLike, bytes, bytearray, memoryview)) or \
@@ -90,7 +92,7 @@ def transcode(inputs: Input | Sequence[Input], output: Output,
     if options is None and any(v is not None for v in fields.values()):
         chosen = lambda first: output_options(first, **fields)  # noqa: E731
     limits = limits if limits is not None else ReaderLimits()
-    transcoder = Transcoder(chosen, limits=limits)
+    transcoder = Transcoder(chosen, limits=limits, segment_size=segment_size)
     with open_output(output) as out:
         for source in inputs:
             transcoder.next_input()
@@ -135,6 +137,9 @@ def add_commands(subparsers: Any) -> None:
     g.add_argument("--stream-name", metavar="NAME")
     g.add_argument("--protocol-version", dest="version", type=int, choices=[1, 2],
                    help="protocol version (1 leaves out namespace declarations)")
+    p.add_argument("--segment-size", type=int, default=DEFAULT_SEGMENT_SIZE, metavar="N",
+                   help=f"start a self-contained segment every N statements, so that readers "
+                        f"can split the file (default {DEFAULT_SEGMENT_SIZE}; 0: no segments)")
     p.add_argument("-v", "--verbose", action="store_true", help="print counts on stderr")
     p.set_defaults(func=cmd_transcode)
 
@@ -151,7 +156,8 @@ def cmd_transcode(args: argparse.Namespace) -> int:
         if any(v is not None for v in fields.values()):
             raise JellyError("--options-from cannot be combined with other option flags")
         options = read_options(args.options_from)
-    result = transcode(inputs, output, options, **fields)
+    result = transcode(inputs, output, options, segment_size=args.segment_size or None,
+                       **fields)
     if args.verbose:
         print(f"{result.statements} statements, {result.frames} frames", file=sys.stderr)
     return 0

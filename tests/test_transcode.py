@@ -459,6 +459,38 @@ def test_cli_transcode_stdin_stdout_and_refusal(tmp_path):
     assert proc.returncode == 1 and b"at least one input and the output" in proc.stderr
 
 
+@pytest.mark.parametrize("physical", ["triples", "graphs"])
+def test_the_output_is_segmented_as_convert_writes_it(tmp_path, physical):
+    """``transcode`` writes segments as ``jelly convert`` does: one at the start and one at the
+    first frame boundary outside a graph after every N statements, so the output can be read
+    in parts (each part verifies on its own) and concatenated; None writes none."""
+    from test_split import in_parts, sequential, starts, verified
+    quads = [(jelly.IRI(EX + f"s{i // 3}"), jelly.IRI(EX + f"p{i % 4}"),
+              jelly.Literal(f"v{i % 17}"), jelly.IRI(EX + f"g{i // 25}")) for i in range(400)]
+    statements = quads if physical == "graphs" else [q[:3] for q in quads]
+    # graphs of 25 statements across frames of 6 rows: most segments start inside a graph
+    data = jelly.serialize(statements, physical_type=physical, rows_per_frame=6)
+    out = tmp_path / "out.jelly"
+    transcode(data, out, segment_size=40, preset="small")
+    written = out.read_bytes()
+    expected = sequential(data)
+    assert sequential(written) == expected
+    assert [s for f in oracle_frames([f for _, f in frames_of(written)]) for s in f] == \
+        [tuple(norm_term(t) for t in st) for st in expected]
+    assert 8 <= len(starts(written)) <= 10
+    assert verified(written) and in_parts(written) == expected
+    assert sequential(written + written) == expected * 2        # cat: one valid stream
+    transcode(data, out, segment_size=None, preset="small")
+    assert len(starts(out.read_bytes())) == 1
+    proc = run_jelly("transcode", tmp_path / "out.jelly", tmp_path / "cli.jelly",
+                     "--segment-size", "100")
+    assert proc.returncode == 0, proc.stderr
+    assert len(starts((tmp_path / "cli.jelly").read_bytes())) == 4
+    proc = run_jelly("transcode", tmp_path / "out.jelly", tmp_path / "cli.jelly",
+                     "--segment-size", "0")
+    assert proc.returncode == 0 and len(starts((tmp_path / "cli.jelly").read_bytes())) == 1
+
+
 def test_frames_are_one_to_one():
     _, data = _stream(n=40, rows_per_frame=4)
     n = len(frames_of(data))
