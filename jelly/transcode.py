@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 from ._transcode import Transcoder
 from .errors import JellyError
 from .io import FrameReader, open_input, open_output
-from .writer import DEFAULT_SEGMENT_SIZE
 from .options import (PRESETS, LogicalStreamType, PhysicalStreamType, ReaderLimits,
                       StreamOptions, make_options)
+from .writer import DEFAULT_SEGMENT_SIZE
 
 if TYPE_CHECKING:
     from .convert import Result
