@@ -6,8 +6,9 @@
   is cut short or corrupt raises :class:`JellyDecodeError` naming the compression.
 * :func:`open_output` - a path, ``"-"`` (stdout) or a binary file object; a path is written to
   a temporary file beside it and renamed into place only when the block succeeds, so a failed
-  write never leaves half a file and never touches an existing one.  ``.gz`` and ``.zst``
-  compress.
+  write never leaves half a file and never touches an existing one (through a symbolic link,
+  the file it points to is replaced; a device, named pipe or socket such as ``/dev/null`` is
+  written in place).  ``.gz`` and ``.zst`` compress.
 * :class:`FrameReader` - the frames of a Jelly (or Jelly-Patch) stream, one at a time, with
   memory bounded by the largest frame; bytes input is split in place without copies.
 
@@ -22,6 +23,7 @@ import gzip
 import io
 import os
 import select
+import stat
 import sys
 import tempfile
 import time
@@ -316,6 +318,14 @@ class _AtomicFile(io.BufferedWriter):
                 self._tmp = None
 
 
+def _special(path: str) -> bool:
+    """Whether ``path`` exists and is not a regular file (after symbolic links)."""
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+
+
 @contextlib.contextmanager
 def open_output(target: Output, *, compress: str | None = None) -> Iterator[BinaryWriter]:
     """A binary stream to ``target``: a path (written atomically: see the module docstring),
@@ -330,11 +340,17 @@ def open_output(target: Output, *, compress: str | None = None) -> Iterator[Bina
             if os.path.isdir(path):
                 raise JellyError(f"cannot write {path!r}: it is a directory")
             try:
-                atomic = _AtomicFile(path)
+                if _special(path):
+                    # /dev/null, /dev/stdout, a named pipe: what it is must stay (renaming a
+                    # file over /dev/null would replace the device), so it is written to.
+                    stream = stack.enter_context(open(path, "wb"))
+                else:
+                    # Through a symbolic link: the file it points to is replaced, not the link.
+                    atomic = _AtomicFile(os.path.realpath(path))
+                    stack.callback(atomic.close)
+                    stream = atomic
             except OSError as exc:
                 raise JellyError(f"cannot write {path!r}: {exc.strerror or exc}") from None
-            stack.callback(atomic.close)
-            stream = atomic
             if compress is None and path.lower().endswith(".gz"):
                 compress = "gzip"
             elif compress is None and path.lower().endswith(".zst"):

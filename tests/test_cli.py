@@ -498,6 +498,34 @@ def test_a_stopped_conversion_leaves_nothing_behind(tmp_path, sig, code):
     assert (tmp_path / "out.jelly").read_bytes() == b"old"
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes")
+def test_an_output_that_is_not_a_regular_file_is_written_in_place(tmp_path):
+    """A named pipe (like /dev/null or /dev/stdout: anything but a regular file) is written to,
+    not replaced by a file renamed over it; through a symbolic link, the file it points to is
+    replaced and the link stays."""
+    import stat
+    import threading
+    ok("convert", SENSORS, tmp_path / "s.jelly")
+    ok("convert", tmp_path / "s.jelly", tmp_path / "plain.nt")
+    expected = (tmp_path / "plain.nt").read_bytes()
+    fifo = tmp_path / "pipe.nt"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    ok("convert", tmp_path / "s.jelly", fifo)
+    reader.join(60)
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    assert got == [expected]
+    (tmp_path / "target.nt").write_bytes(b"old")
+    os.symlink("target.nt", tmp_path / "link.nt")
+    ok("convert", tmp_path / "s.jelly", tmp_path / "link.nt")
+    assert os.readlink(tmp_path / "link.nt") == "target.nt"
+    assert (tmp_path / "target.nt").read_bytes() == expected
+    assert sorted(p.name for p in tmp_path.iterdir()) == \
+        ["link.nt", "pipe.nt", "plain.nt", "s.jelly", "target.nt"]
+
+
 def test_bad_options(tmp_path):
     fails("convert", SENSORS, tmp_path / "o.jelly", "--max-name-table-size", "4",
           match="max_name_table_size must be at least 8")
