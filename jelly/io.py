@@ -318,12 +318,12 @@ class _AtomicFile(io.BufferedWriter):
                 self._tmp = None
 
 
-def _special(path: str) -> bool:
-    """Whether ``path`` exists and is not a regular file (after symbolic links)."""
+def _mode(path: str) -> int | None:
+    """The file type and mode of ``path`` after symbolic links; None if there is no file."""
     try:
-        return not stat.S_ISREG(os.stat(path).st_mode)
+        return os.stat(path).st_mode
     except (FileNotFoundError, NotADirectoryError):
-        return False
+        return None
 
 
 @contextlib.contextmanager
@@ -337,10 +337,11 @@ def open_output(target: Output, *, compress: str | None = None) -> Iterator[Bina
             stream: IO[bytes] = sys.stdout.buffer
         elif isinstance(target, (str, os.PathLike)):
             path = os.fspath(target)
-            if os.path.isdir(path):
-                raise JellyError(f"cannot write {path!r}: it is a directory")
             try:
-                if _special(path):
+                mode = _mode(path)
+                if mode is not None and stat.S_ISDIR(mode):
+                    raise JellyError(f"cannot write {path!r}: it is a directory")
+                if mode is not None and not stat.S_ISREG(mode):
                     # /dev/null, /dev/stdout, a named pipe: what it is must stay (renaming a
                     # file over /dev/null would replace the device), so it is written to.
                     stream = stack.enter_context(open(path, "wb"))

@@ -581,32 +581,27 @@ class _Placed:
         the placed output ends.  ``check``: raise the error of an output a worker could not
         write (a full disk), which it may report only now; without it (an error is on its
         way), the workers are ended at once."""
-        if not check:
-            for w in self.workers:
-                w.conn.close()
-                w.process.terminate()
-            for w in self.workers:
-                w.process.join()
-            return
         lost = None
         try:
-            for w in self.workers:
-                w.send(None)
-            for w in self.workers:
-                lost = w.finish() or lost
-                w.process.join()
-                if w.process.exitcode:
-                    raise JellyError(f"a worker process failed (exit status "
-                                     f"{w.process.exitcode})")
+            if check:
+                for w in self.workers:
+                    w.send(None)
+                for w in self.workers:
+                    lost = w.finish() or lost
+                    w.process.join()
+                    if w.process.exitcode:
+                        raise JellyError(f"a worker process failed (exit status "
+                                         f"{w.process.exitcode})")
         finally:
-            for w in self.workers:
+            for w in self.workers:          # what still runs (without check: every worker)
+                w.conn.close()
                 if w.process.is_alive():
                     w.process.terminate()
                     w.process.join()
-                w.conn.close()
         if lost is not None:
             raise lost
-        self.seek()
+        if check:
+            self.seek()
 
 
 def _placeable(out: BinaryWriter, method: str) -> int | None:
