@@ -2,9 +2,9 @@
 
 ``term_to_nt`` and ``statement_to_nt`` format jelly terms in the W3C canonical escaping;
 ``NQuadsWriter`` writes statements to a binary stream.  ``NTriplesTerms`` makes a decoder build
-every term as its N-Triples string (the default graph is ``None``) and ``LineSink`` turns
-decoded statements into N-Triples / N-Quads lines, so Jelly becomes text without building any
-term object.  ``output="arrow"`` (:class:`ArrowSink`) puts each position's terms straight into
+every term as its N-Triples string (the default graph is ``None``); ``TextSink`` writes
+decoded statements as N-Triples / N-Quads text into one ``bytes`` per frame (``LineSink``: a
+str per line), so Jelly becomes text without building any term object.  ``output="arrow"`` (:class:`ArrowSink`) puts each position's terms straight into
 the buffers of Arrow arrays: N-Triples strings into a string array (:class:`StringColumn`),
 jelly terms into the four string arrays of a term struct (:class:`TermColumns`).
 """

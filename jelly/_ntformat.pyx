@@ -24,8 +24,8 @@ from cpython.buffer cimport PyBuffer_FillInfo
 from ._ntriples import MESSAGE as _MESSAGE
 from .errors import JellyDecodeError, JellyEncodeError, JellyError
 
-__all__ = ["term_to_nt", "statement_to_nt", "NQuadsWriter", "NTriplesTerms", "LineSink", "TextSink",
-           "ArrowColumn", "StringColumn", "TermColumns", "ArrowSink", "arrow_sink"]
+__all__ = ["term_to_nt", "statement_to_nt", "NQuadsWriter", "NTriplesTerms", "LineSink",
+           "TextSink", "ArrowColumn", "StringColumn", "TermColumns", "ArrowSink", "arrow_sink"]
 
 cdef str _XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
 

@@ -3,8 +3,8 @@
 A decoder asks its ``TermFactory`` for every term it builds and hands every statement to its
 ``StatementSink``.  Built in: the factories ``NativeTerms`` (jelly's own terms) and ``PyTerms``
 (an object with Python callables, e.g. the rdflib adapter's), ``jelly._ntformat.NTriplesTerms``;
-the sinks ``TupleSink``, ``ColumnSink``, ``jelly._ntformat.LineSink`` and
-``jelly._ntformat.ArrowSink``.  Their building
+the sinks ``TupleSink``, ``ColumnSink``, ``jelly._ntformat.LineSink``,
+``jelly._ntformat.TextSink`` and ``jelly._ntformat.ArrowSink``.  Their building
 methods are C-level only.
 """
 

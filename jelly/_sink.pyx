@@ -7,8 +7,9 @@ to the IRI cache) and hands every statement to its ``StatementSink``.  Built in:
 * factories: ``NativeTerms`` (jelly's own terms), ``PyTerms`` (wraps an object with Python
   callables, e.g. the rdflib adapter's); ``jelly._ntformat`` adds ``NTriplesTerms``;
 * sinks: ``TupleSink`` (a list of ``(s, p, o[, g])`` tuples), ``ColumnSink`` (a tuple of lists,
-  one per position); ``jelly._ntformat`` adds ``LineSink`` and ``ArrowSink`` (Arrow buffers
-  of strings or of term structs).
+  one per position); ``jelly._ntformat`` adds ``LineSink`` (a str per line), ``TextSink`` (a
+  frame's lines as one ``bytes``) and ``ArrowSink`` (Arrow buffers of strings or of term
+  structs).
 
 ``term_factory`` and ``statement_sink`` resolve the names the public API takes (``terms="nt"``,
 ``output="columns"``); factories and sinks that live elsewhere are imported on first use, so

@@ -524,6 +524,7 @@ def test_an_output_that_is_not_a_regular_file_is_written_in_place(tmp_path):
     assert (tmp_path / "target.nt").read_bytes() == expected
     assert sorted(p.name for p in tmp_path.iterdir()) == \
         ["link.nt", "pipe.nt", "plain.nt", "s.jelly", "target.nt"]
+    fails("convert", tmp_path / "s.jelly", tmp_path, "--to", "nt", match="it is a directory")
 
 
 def test_bad_options(tmp_path):
