@@ -535,7 +535,7 @@ cdef class TextPatchWriter:
         else:
             self._out.write_lines([_format(<PatchOp>op, self._rdf12) + "\n"])
             self._last_was_op = True
-        self.operations_written += 1
+            self.operations_written += 1
 
     def write_all(self, ops):
         """Buffer every operation of an iterable."""

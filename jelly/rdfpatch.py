@@ -101,6 +101,7 @@ class TextWriter(Destination):
 
     @property
     def operations_written(self) -> int:
+        """Operations written so far (``END_OF_PATCH`` not counted, as ``PatchWriter``)."""
         return self._writer.operations_written
 
     def _write_out(self) -> None:

@@ -345,7 +345,8 @@ def test_writer_outputs_are_atomic(tmp_path):
     w.end_patch()
     w.write(TX_ABORT)
     w.close()
-    assert w.getvalue() == b"TX .\nSEG .\nTA .\n" and w.operations_written == 3
+    # END_OF_PATCH is no operation of its own, as for PatchWriter (and `-v` of convert).
+    assert w.getvalue() == b"TX .\nSEG .\nTA .\n" and w.operations_written == 2
     with pytest.raises(JellyError, match="closed"):
         w.write(TX_START)
 
