@@ -67,6 +67,8 @@ class PatchReader(FrameInput):
         self._decoder = PatchDecoder(limits=limits, terms=terms, strict=strict)
         super().__init__(source, limits, delimited)
         self._finished = False
+        self._piece_iter: Iterator[list[PatchOp] | PatchFrame] | None = None
+        self._ahead: list[list[PatchOp] | PatchFrame] = []
 
     def _finish(self) -> list[PatchOp]:
         """The end of the stream: what it ends (END_OF_PATCH of a FLAT stream), once."""
@@ -79,17 +81,21 @@ class PatchReader(FrameInput):
         self._finished = True
         return ops
 
-    def frames(self) -> Iterator[PatchFrame]:
-        """Each :class:`PatchFrame` in order (its operations end with ``END_OF_PATCH`` where a
-        patch ends inside it; the end of a FLAT stream is no frame's)."""
-        yield from self._frames_in_order()
-        self._finish()
+    def _pieces(self) -> Iterator[list[PatchOp] | PatchFrame]:
+        """The stream in the pieces it is decoded in: for each frame, lists of its first
+        operations (about :data:`OPERATION_CHUNK` each) and then the :class:`PatchFrame` with
+        the rest and the frame's row counts; the operations the end of the stream ends, last.
+        One generator per reader: what :attr:`options` reads ahead is handed on first."""
+        if self._error is not None:         # a reader that failed stays failed
+            raise self._error
+        if self._piece_iter is None:
+            self._piece_iter = self._decode_pieces()
+        while self._ahead:
+            yield self._ahead.pop(0)
+        yield from self._piece_iter
 
-    def _chunks(self) -> Iterator[list[PatchOp]]:
+    def _decode_pieces(self) -> Iterator[list[PatchOp] | PatchFrame]:
         decoder = self._decoder
-        for frame in self._pending:
-            yield frame.operations
-        self._pending.clear()
         while True:
             item = self._next_raw()
             if item is None:
@@ -101,10 +107,25 @@ class PatchReader(FrameInput):
                     if chunk is None:
                         break
                     yield chunk
-                yield decoder.end_frame().operations
+                yield decoder.end_frame()
             except JellyError as exc:
                 raise self._failed(exc) from None
         yield self._finish()
+
+    def frames(self) -> Iterator[PatchFrame]:
+        """Each :class:`PatchFrame` in order (its operations end with ``END_OF_PATCH`` where a
+        patch ends inside it; the end of a FLAT stream is no frame's)."""
+        head: list[PatchOp] = []
+        for piece in self._pieces():
+            if type(piece) is list:
+                head.extend(piece)
+            elif head:
+                piece = PatchFrame(piece.index, head + piece.operations, piece.row_counts,
+                                   piece.operation_count)
+                head = []
+                yield piece
+            else:
+                yield piece
 
     def __iter__(self) -> Iterator[PatchOp]:
         """Every operation, with ``END_OF_PATCH`` after each patch: after every frame of a
@@ -112,6 +133,11 @@ class PatchReader(FrameInput):
         stream that holds any operation.  A PUNCTUATED stream that ends with operations after
         its last punctuation row raises :class:`jelly.JellyDecodeError` at its end."""
         return itertools.chain.from_iterable(self._chunks())
+
+    def _chunks(self) -> Iterator[list[PatchOp]]:
+        """The operations in lists of about :data:`OPERATION_CHUNK`: large frames stream."""
+        for piece in self._pieces():
+            yield piece if type(piece) is list else piece.operations
 
     def patches(self) -> Iterator[list[PatchOp]]:
         """Each patch as a list of its operations (without ``END_OF_PATCH``)."""
@@ -125,9 +151,16 @@ class PatchReader(FrameInput):
 
     @property
     def options(self) -> PatchOptions | None:
-        """The patch options; reads ahead to the frame that holds them if needed (frames
-        before it can only be empty).  ``None`` for an input without an options row."""
-        options: PatchOptions | None = self._read_options()
+        """The patch options; reads ahead to the first operations of the frame that holds them
+        if needed (frames before it can only be empty).  ``None`` for an input without an
+        options row."""
+        if self._decoder.options is None and self._piece_iter is None:
+            self._piece_iter = self._decode_pieces()
+            for piece in self._piece_iter:
+                self._ahead.append(piece)
+                if self._decoder.options is not None:
+                    break
+        options: PatchOptions | None = self._decoder.options
         return options
 
 

@@ -29,6 +29,7 @@ from . import formats
 from ._patchops import PatchOp
 from .errors import JellyError
 from .io import open_input, peek
+from .options import _preset_sizes
 from .patchdata import OPERATION_NAMES, PatchChecker, apply_operations, diff, read_dataset, \
     write_dataset
 
@@ -36,6 +37,7 @@ from .patchdata import OPERATION_NAMES, PatchChecker, apply_operations, diff, re
 OPERATION_COLUMNS = ("H", "TX", "TC", "TA", "PA", "PD", "A", "D", "SEG")
 #: Jelly-Patch rows that are no operation, and the column ``inspect`` shows them in.
 LOOKUP_COLUMNS = {"name": "names", "prefix": "prefixes", "datatype": "datatypes"}
+_TABLE_SIZES = ("max_name_table_size", "max_prefix_table_size", "max_datatype_table_size")
 _WRITER_FIELDS = ("stream_type", "statement_type", "preset", "max_name_table_size",
                   "max_prefix_table_size", "max_datatype_table_size", "rdf_star", "generalized")
 
@@ -93,10 +95,13 @@ def _open_patch(path: str, name: str | None, syntax: str | None = None,
     with open_input(path) as stream:
         head, stream = peek(stream, 64)
         told = formats.sniff(head)
+        if fmt is None and told is formats.JELLY:
+            fmt = formats.JELLY_PATCH       # refused below, not read as text
         if fmt is None:
             fmt = told if told is formats.JELLY_PATCH else formats.RDF_PATCH
         if fmt is formats.JELLY_PATCH and told is formats.JELLY:
-            raise JellyError(f"{path!r} is a Jelly-RDF stream, not Jelly-Patch (read it with "
+            name = "stdin" if _is_std(path) else repr(path)
+            raise JellyError(f"{name} is a Jelly-RDF stream, not Jelly-Patch (read it with "
                              f"jelly convert)")
         if fmt is formats.JELLY_PATCH:
             with patch.PatchReader(stream, strict=strict) as reader:
@@ -153,8 +158,13 @@ def _open_writer(path: str, fmt: formats.RdfFormat, args: argparse.Namespace,
         if any(k in flags for k in _WRITER_FIELDS):
             raise JellyError("--options-from cannot be combined with other option flags")
         options = patch.read_options(args.options_from)
-    elif source_options is not None and not any(k in flags for k in _WRITER_FIELDS):
+    elif source_options is not None:
+        # Each option not given keeps the input's; a preset is its three table sizes.
         options = source_options
+        if "preset" in flags:
+            sizes = _preset_sizes(flags.pop("preset"))
+            for name, size in zip(_TABLE_SIZES, sizes):
+                flags.setdefault(name, size)
     if options is not None:
         options = options.replace(version=patch.PATCH_PROTOCOL_VERSION)
     return patch.PatchWriter(path, options, **flags)
@@ -175,32 +185,46 @@ def cmd_convert(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------------------------- inspect
 
-def _counts(ops: list[PatchOp]) -> dict[str, int]:
-    counts = dict.fromkeys(OPERATION_COLUMNS, 0)
+def _count(counts: dict[str, int], ops: list[PatchOp]) -> None:
     for op in ops:
         counts[OPERATION_NAMES[type(op)]] += 1
-    return counts
+
+
+def _patch_row(rows: list[dict[str, Any]], totals: dict[str, int], counts: dict[str, int],
+               index: int, per_frame: bool) -> int:
+    """Count one patch of a text patch in; the index of the next."""
+    for k in totals:
+        totals[k] += counts[k]
+    if per_frame:
+        rows.append({"patch": index, **counts})
+    return index + 1
 
 
 def _inspect(src: _Input, per_frame: bool) -> dict[str, Any]:
     rows: list[dict[str, Any]] = []
     totals = dict.fromkeys(OPERATION_COLUMNS, 0)
+    counts = dict.fromkeys(OPERATION_COLUMNS, 0)
     if src.binary:
         reader = src.reader
         options = reader.options
         totals.update(dict.fromkeys(LOOKUP_COLUMNS.values(), 0))
-        for frame in reader.frames():
-            row: dict[str, Any] = {"frame": frame.index, **_counts(frame.operations)}
-            kinds = frame.rows
+        # In the pieces the reader decodes: a large frame is never held whole.
+        for piece in reader._pieces():
+            if type(piece) is list:
+                _count(counts, piece)
+                continue
+            _count(counts, piece.operations)
+            row: dict[str, Any] = {"frame": piece.index, **counts}
+            kinds = piece.rows
             for kind, column in LOOKUP_COLUMNS.items():
                 row[column] = kinds[kind]
             for k in totals:
                 totals[k] += row[k]
             if per_frame:
                 rows.append(row)
-        if options is not None and options.stream_type == "flat" and \
-                any(totals[k] for k in OPERATION_COLUMNS):
-            totals["SEG"] += 1          # the end of a FLAT stream ends its patch: no frame's
+            counts = dict.fromkeys(OPERATION_COLUMNS, 0)
+        for k in OPERATION_COLUMNS:     # what the end of the stream ends (a FLAT stream's
+            totals[k] += counts[k]      # patch): no frame's
         report: dict[str, Any] = {
             "format": src.fmt.name, "delimited": reader.delimited,
             "options": None if options is None else {
@@ -215,25 +239,15 @@ def _inspect(src: _Input, per_frame: bool) -> dict[str, Any]:
             report["frame_rows"] = rows
     else:
         # Text has no frames: the same table per patch.
-        patch: list[PatchOp] = []
         index = 0
-
-        def flush() -> None:
-            nonlocal patch, index
-            row = {"patch": index, **_counts(patch)}
-            for k in totals:
-                totals[k] += row[k]
-            if per_frame:
-                rows.append(row)
-            patch = []
-            index += 1
-
         for op in src.ops:
-            patch.append(op)
-            if OPERATION_NAMES[type(op)] == "SEG":
-                flush()
-        if patch:
-            flush()
+            name = OPERATION_NAMES[type(op)]
+            counts[name] += 1
+            if name == "SEG":
+                index = _patch_row(rows, totals, counts, index, per_frame)
+                counts = dict.fromkeys(OPERATION_COLUMNS, 0)
+        if any(counts.values()):
+            index = _patch_row(rows, totals, counts, index, per_frame)
         report = {"format": src.fmt.name, "patches": index}
         if per_frame:
             report["patch_rows"] = rows
@@ -277,12 +291,15 @@ def cmd_validate(args: argparse.Namespace) -> int:
     checker = PatchChecker(headers=True)
     with _open_patch(args.file, args.from_format, args.syntax, strict=True) as src:
         if src.binary:
-            for frame in src.reader.frames():
+            reader = src.reader
+            for piece in reader._pieces():
                 try:
-                    for op in frame.operations:
+                    for op in piece if type(piece) is list else piece.operations:
                         checker.check(op)
                 except JellyError as exc:
-                    raise JellyError(exc.message, frame=frame.index) from None
+                    # The frame being decoded (a frame's last piece has moved the count on).
+                    index = reader.frame_count - (type(piece) is not list)
+                    raise JellyError(exc.message, frame=index) from None
         else:
             for op in src.ops:
                 checker.check(op)
@@ -351,8 +368,8 @@ def add_commands(subparsers: Any) -> None:
 
     p = sub.add_parser("convert", help="convert between RDF Patch text and Jelly-Patch",
                        description="Convert a patch between RDF Patch text and Jelly-Patch (or "
-                                   "re-encode either).  Jelly-Patch to Jelly-Patch keeps the "
-                                   "input's options unless options are given.")
+                                   "re-encode either).  Jelly-Patch to Jelly-Patch keeps "
+                                   "each of the input's options that is not given.")
     p.add_argument("input", help="the patch ('-': stdin)")
     p.add_argument("output", help="the converted patch ('-': stdout)")
     p.add_argument("--from", dest="from_format", metavar="FORMAT", help=from_help)
@@ -389,7 +406,8 @@ def add_commands(subparsers: Any) -> None:
                                    "prefixes (their graph is ignored).")
     p.add_argument("dataset", help=f"the dataset ({rdf_names})")
     p.add_argument("patch", help=f"the patch ({patch_names})")
-    p.add_argument("output", help="the changed dataset")
+    p.add_argument("output", help="the changed dataset ('-': stdout, N-Quads unless --to "
+                                  "says)")
     p.add_argument("--from", dest="from_format", metavar="FORMAT",
                    help="format of the dataset (default: by its extension)")
     p.add_argument("--to", dest="to_format", metavar="FORMAT",

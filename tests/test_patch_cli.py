@@ -159,6 +159,28 @@ def test_convert_options_from_and_keeping_the_inputs_options(tmp_path):
           "--preset", "big", match="--options-from")
 
 
+def test_an_option_given_keeps_the_inputs_other_options(tmp_path):
+    # the quoted triple comes after the first frame: only the input's --rdf-star allows it
+    late = b"".join(b"A <http://ex/s%d> <http://ex/p> <http://ex/o> .\n" % i
+                    for i in range(1100))
+    late += b"A << <http://ex/a> <http://ex/b> <http://ex/c> >> <http://ex/p> <http://ex/o> .\n"
+    (tmp_path / "late.rdfp").write_bytes(late)
+    src = tmp_path / "src.jellyp"
+    ok("patch", "convert", tmp_path / "late.rdfp", src, "--rdf-star", "--stream-type", "frame",
+       "--statement-type", "quads")
+    ok("patch", "convert", src, tmp_path / "small.jellyp", "--preset", "small")
+    got = jpatch.read_options(tmp_path / "small.jellyp")
+    assert (got.stream_type, got.statement_type, got.rdf_star) == ("frame", "quads", True)
+    assert (got.max_name_table_size, got.max_prefix_table_size,
+            got.max_datatype_table_size) == (128, 16, 16)
+    assert text_of(tmp_path / "small.jellyp") == text_of(tmp_path / "late.rdfp")
+    ok("patch", "convert", src, tmp_path / "n.jellyp", "--preset", "small",
+       "--max-name-table-size", "64", "--stream-type", "punctuated")
+    got = jpatch.read_options(tmp_path / "n.jellyp")
+    assert (got.stream_type, got.rdf_star, got.max_name_table_size,
+            got.max_prefix_table_size) == ("punctuated", True, 64, 16)
+
+
 def test_convert_text_output_options(tmp_path):
     # RDF 1.2 has triple terms as objects only: the example has quoted subjects
     fails("patch", "convert", STAR_EX, "-", "--syntax", "rdf12", match="RDF 1.2")
@@ -190,6 +212,9 @@ def test_convert_bad_inputs(tmp_path):
                       jelly.IRI("http://ex/o"))],
                     rdf)
     fails("patch", "convert", rdf, "-", match="Jelly-RDF")
+    fails("patch", "convert", "-", "-", stdin=rdf.read_bytes(),
+          match="stdin is a Jelly-RDF stream, not Jelly-Patch")
+    fails("patch", "inspect", "-", stdin=gzip.compress(rdf.read_bytes()), match="Jelly-RDF")
     junk = tmp_path / "junk.jellyp"
     junk.write_bytes(b"\xff\xff\xff")
     fails("patch", "convert", junk, "-")
@@ -247,6 +272,41 @@ def test_inspect_text_per_patch(tmp_path):
     table = ok("patch", "inspect", two, "--summary").decode()
     assert "2 patches" in table and "patch" in table.splitlines()[1]
     fails("patch", "inspect", STAR_EX, "--from", "nope", match="unknown input format")
+
+
+@pytest.mark.parametrize("command", [("inspect", "--summary"), ("validate",),
+                                     ("convert", "OUT.rdfp"), ("convert", "OUT.jellyp")])
+def test_a_large_frame_is_not_held_as_operations(tmp_path, command):
+    """A FRAME stream holds a whole patch per frame: its bytes are held, its operations only
+    a piece at a time (the whole frame's, decoded, take about eight times its bytes)."""
+    import tracemalloc
+    ops = [TX_START] + [jpatch.Add(jelly.IRI("http://ex/s"), jelly.IRI("http://ex/p"),
+                                   jelly.Literal(f"value number {i}")) for i in range(100000)]
+    data = jpatch.serialize(ops + [TX_COMMIT, END_OF_PATCH], stream_type="frame")
+    del ops
+    (tmp_path / "f.jellyp").write_bytes(data)
+    args = [str(tmp_path / a) if a.startswith("OUT") else a for a in command[1:]]
+    tracemalloc.start()
+    try:
+        ok("patch", command[0], tmp_path / "f.jellyp", *args)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 3 * len(data), (peak, len(data))
+
+
+def test_text_inspect_holds_no_operations():
+    import tracemalloc
+    text = b"TX .\n" + b"".join(b'A <http://ex/s> <http://ex/p> "value number %d" .\n' % i
+                                for i in range(100000)) + b"TC .\n"
+    tracemalloc.start()
+    try:
+        report = json.loads(ok("patch", "inspect", "-", "--json", stdin=text))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert report["totals"]["A"] == 100000 and report["patches"] == 1
+    assert peak < 2 * len(text), (peak, len(text))
 
 
 # -- validate ----------------------------------------------------------------------------------
@@ -346,6 +406,12 @@ def test_apply_transactions_and_formats(tmp_path):
     out = ok("patch", "apply", tmp_path / "data", tmp_path / "patch", "-", "--from", "nq",
              "--to", "nq", "--patch-format", "rdfp")
     assert iso.unordered_isomorphic(nq(out), nq((tmp_path / "out.nq").read_bytes()))
+    # stdout without --to: N-Quads, as a patch on stdout is text
+    out = ok("patch", "apply", data, patch, "-")
+    assert iso.unordered_isomorphic(nq(out), nq((tmp_path / "out.nq").read_bytes()))
+    out = ok("patch", "apply", data, patch, "-", "--to", "jelly")
+    assert iso.unordered_isomorphic(nq(ok("convert", "-", "-", "--to", "nq", stdin=out)),
+                                    nq((tmp_path / "out.nq").read_bytes()))
 
 
 def test_apply_sniffs_a_dataset_without_an_extension(tmp_path):
