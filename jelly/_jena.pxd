@@ -78,6 +78,7 @@ cdef class JenaDecoder(WireReader):
     cdef Py_ssize_t named               # statements in named graphs since the last take
     cdef Py_ssize_t consumed            # stream offset after the last complete row
     cdef object last_s, last_p, last_o, last_g
+    cdef bint had_quad                  # last_g is the previous quad's graph
     cdef list last_row
     cdef object jena_dgn, jena_dg       # terms of Jena's default graph IRIs, once read
     # The previous row's terms by position (s, p, o, g) and the bytes they were read from: a

@@ -407,13 +407,16 @@ cdef class JenaDecoder(WireReader):
         if quad:
             self.counts[R_QUAD] += 1
             if g is REPEAT:
+                # The previous quad's graph (a triple row has none).  With terms="nt" the
+                # default graph is None: a flag, not last_g, says whether there was a quad.
+                if not self.had_quad:
+                    self.fail(at, "REPEAT graph before the first quad")
                 g = self.last_g
-                if g is None:
-                    self.fail(at, "REPEAT graph in the first quad")
             if g is None or g is UNDEF or (g is self.jena_dgn and g is not None) or \
                     (g is self.jena_dg and g is not None):
                 g = self.default_graph
             self.last_g = g
+            self.had_quad = True
         else:
             self.counts[R_TRIPLE] += 1
             g = self.default_graph

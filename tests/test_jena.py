@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import jelly
+import jelly.convert
 import jelly.formats
 import jelly.jena as J
 from helpers import from_jelly, to_jelly
@@ -279,7 +280,9 @@ def test_clear_errors(fmt):
     _err(fmt, [("triple", S, P, ("A",))], "RDF_Term any is not an RDF term")
     _err(fmt, [("triple", ("U",), P, S)], "UNDEF as the subject")
     _err(fmt, [("triple", ("R",), P, S)], "REPEAT subject in the first statement")
-    _err(fmt, [("quad", S, P, S, ("R",))], "REPEAT graph in the first quad")
+    _err(fmt, [("quad", S, P, S, ("R",))], "REPEAT graph before the first quad")
+    _err(fmt, [("triple", S, P, S), ("quad", S, P, S, ("R",))],
+         "REPEAT graph before the first quad")
     _err(fmt, [("triple", S, P, ("N", "ex", "a"))], "undeclared prefix 'ex'")
     _err(fmt, [("triple", S, P, ("LP", "1", "x", "int"))], "undeclared prefix 'x'")
     _err(fmt, [("triple", S, P, S), ("triple", S, P, ("T", ("R",), P, S))],
@@ -295,6 +298,32 @@ def test_clear_errors(fmt):
     _err(fmt, [("triple", S, P, nested)], "nested deeper than 64")
     with pytest.raises(jelly.JellyError, match="not an RDF term"):
         J.write_results(None, ["a"], [(jelly.DEFAULT_GRAPH,)], format=fmt)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("graph", [("U",), ("I", "urn:x-arq:DefaultGraphNode"), None,
+                                   ("I", "http://g"), ("B", "g")])
+def test_repeat_graph_is_the_previous_quads_graph(fmt, graph, tmp_path):
+    """The default graph too, and for N-Triples terms too (where the default graph is None):
+    that path, which jelly convert takes to N-Quads, took it for "no quad yet"."""
+    o = ("I", "http://o")
+    rows = [("quad", S, P, S, graph), ("triple", S, P, o), ("quad", S, P, o, ("R",))]
+    if graph is None:
+        rows[0] = ("quad", S, P, S)
+    if fmt == "thrift" and graph is None:
+        rows[0] = ("quad", S, P, S, ("U",))         # a Thrift quad's graph is required
+    data = (oj.th_encode if fmt == "thrift" else oj.pb_encode)(rows)
+    want = oj.resolve((oj.th_decode if fmt == "thrift" else oj.pb_decode)(data))[0]
+    # Jena's name of the default graph is the default graph (the oracle keeps names as read)
+    want = [st[:3] if st[3:] == (("I", "urn:x-arq:DefaultGraphNode"),) else st for st in want]
+    assert read(data, fmt) == want
+    with J.Reader(data, format=fmt, terms="nt", output="text") as r:
+        text = b"".join(r.chunks()).decode()
+    assert ordered_isomorphic([tuple(s) for s in parse_nquads(text)], want)
+    (tmp_path / "in.rt").write_bytes(data)
+    jelly.convert.convert(tmp_path / "in.rt", tmp_path / "out.nq", from_format=fmt)
+    got = parse_nquads((tmp_path / "out.nq").read_text())
+    assert ordered_isomorphic([tuple(s) for s in got], want)
 
 
 def test_protobuf_specific_errors():
@@ -525,6 +554,17 @@ def test_output_columns_and_lines():
         assert len(cols) == 4 and len(cols[0]) == 3
     with pytest.raises(ValueError):
         J.Reader(samples[0], format="thrift", output="columns")
+    # not one item per statement: read in pieces, as jelly.Reader says (iterating them gave
+    # the text's byte values, and columns as if they were statements)
+    for kw in (dict(output="columns", quads=True), dict(terms="nt", output="text")):
+        with J.Reader(samples[0], format="thrift", **kw) as r, \
+                pytest.raises(ValueError, match="read in pieces"):
+            iter(r)
+    # a text frame counts its statements, not its bytes (jelly convert -v)
+    with J.Reader(samples[0], format="thrift", terms="nt", output="text") as r:
+        frames = list(r.frames())
+    assert sum(f.statement_count for f in frames) == len(statements)
+    assert b"".join(f.statements for f in frames).count(b"\n") == len(statements)
     lines = list(J.parse(samples[0], format="thrift", terms="nt"))
     assert lines[0][2] == '"hello"@en'
     with J.Reader(samples[0], format="thrift", terms="nt", output="lines") as r:
