@@ -117,14 +117,14 @@ class Frame:
     __slots__ = ("index", "statements", "namespaces", "metadata", "named_graph_statements",
                  "statement_count")
 
-    def __init__(self, index: int, statements: list[Any], namespaces: list[tuple[str, Any]],
-                 named: int) -> None:
+    def __init__(self, index: int, statements: Any, namespaces: list[tuple[str, Any]],
+                 named: int, count: int) -> None:
         self.index = index
-        self.statements = statements
+        self.statements = statements        # a list, or with output="text" one bytes
         self.namespaces = namespaces
         self.metadata: dict[str, bytes] = {}
         self.named_graph_statements = named
-        self.statement_count = len(statements)
+        self.statement_count = count
 
     def __len__(self) -> int:
         return self.statement_count
@@ -155,6 +155,7 @@ class Reader:
         self._decoder = decoder_cls(mode=self._mode, limits=self.limits, terms=terms,
                                     output=output, quads=quads)
         self._source = source
+        self._output = output
         self._stack = contextlib.ExitStack()
         self._feed: Iterator[None] | None = None
         self._error: JellyError | None = None
@@ -199,11 +200,17 @@ class Reader:
                 more = self._next(size)
             namespaces = dec.take_namespaces()
             if dec.pending or namespaces or (index == 0 and not more):
-                named = dec.named_graph_statements
-                yield Frame(index, dec.take(), namespaces, named)
+                named, count = dec.named_graph_statements, dec.pending
+                yield Frame(index, dec.take(), namespaces, named, count)
                 index += 1
 
     def __iter__(self) -> Iterator[Any]:
+        """Every statement (or result row); outputs that are no statement each (``"text"``,
+        ``"columns"``) are read with :meth:`chunks` or :meth:`frames`, as for
+        :class:`jelly.Reader`."""
+        if self._output in ("columns", "text"):
+            raise ValueError(f"a reader with output={self._output!r} is read in pieces "
+                             f"(chunks() or frames())")
         return itertools.chain.from_iterable(self.chunks())
 
     @property

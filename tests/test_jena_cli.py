@@ -104,6 +104,11 @@ def test_inspect(tmp_path):
     (tmp_path / "q.bin").write_bytes((tmp_path / "q.rt").read_bytes())
     report = json.loads(ok("inspect", tmp_path / "q.bin", "--json", "--from", "rdf-thrift"))
     assert report["totals"]["quad"] == 3
+    # byte sizes and term details are Jelly's: refused, not silently counts
+    for flags in (["--size"], ["--detail", "node"]):
+        proc = jelly_cmd("inspect", tmp_path / "q.rt", *flags)
+        assert proc.returncode == 1 and b"for Jelly input" in proc.stderr
+        assert proc.stderr.count(b"\n") == 1 and proc.stdout == b""
     J.write_results(tmp_path / "r.srp", ["a"], [(jelly.IRI("http://x"),)])
 
 
