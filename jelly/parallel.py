@@ -383,8 +383,9 @@ def _worker_main(conn: Any, inherited: list[int], fd_out: int | None,
     then it is told where the output goes: an offset of the output file, where it writes it
     itself (the output is written once, by the workers in parallel), or -1: back through the
     pipe (an output that is not a plain file).  An error is reported in place of the task's
-    report (``"error"``), or, in placing an output, as ``"lost"``; the worker then waits to be
-    let go.  ``inherited``: descriptors of a forked worker to close (see :class:`_Worker`)."""
+    report (``"error"``; the worker goes on placing the outputs before it), or, in placing an
+    output, as ``"lost"``; the worker then waits to be let go.  ``inherited``: descriptors of
+    a forked worker to close (see :class:`_Worker`)."""
     for fd in inherited:
         os.close(fd)
     # terminate() ends a worker at once, whatever handler the program that forked it set (a
@@ -392,35 +393,53 @@ def _worker_main(conn: Any, inherited: list[int], fd_out: int | None,
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if inherited:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
-    waiting: collections.deque[_Output] = collections.deque()
-    placing = False
     try:
-        for msg in iter(conn.recv, None):
-            placing = isinstance(msg, int)
-            if not placing:
-                output = _Output()
-                said = run(msg, output)
-                waiting.append(output)
-                conn.send(("size", output.used) + said)
-                continue
-            output = waiting.popleft()
-            if msg < 0:
-                conn.send(("data", b"".join(output.chunks)))
-            else:
-                assert fd_out is not None
-                _write_at(fd_out, msg, output.chunks)
-        conn.send(("done",))                # every output placed is written
-    except (EOFError, BrokenPipeError):     # the main process is gone: nobody to tell
-        pass
-    except BaseException as exc:           # the main process raises it
-        # A task's error is its report, raised in task order (as reading in order would);
-        # an output that could not be written (a full disk) is raised at once.
-        try:
-            conn.send(("lost" if placing else "error", exc))
+        lost = _serve(conn, fd_out, run)
+        if lost is None:
+            conn.send(("done",))            # every output placed is written
+        else:
+            conn.send(("lost", lost))       # raised at once by the main process
             for _ in iter(conn.recv, None):     # until the main process lets go
                 pass
-        except (EOFError, OSError):
-            pass
+    except (EOFError, OSError):             # the main process is gone: nobody to tell
+        pass
+
+
+def _serve(conn: Any, fd_out: int | None,
+           run: Callable[[Any, _Output], tuple[Any, ...]]) -> BaseException | None:
+    """Run tasks and place outputs as the main process says, until it lets go (``None``);
+    the error of an output that could not be placed (the worker then stops)."""
+    waiting: collections.deque[_Output] = collections.deque()
+    failed = False
+    for msg in iter(conn.recv, None):
+        if isinstance(msg, int):
+            output = waiting.popleft()
+            try:
+                if msg < 0:
+                    conn.send(("data", b"".join(output.chunks)))
+                else:
+                    assert fd_out is not None
+                    _write_at(fd_out, msg, output.chunks)
+            except (EOFError, BrokenPipeError):
+                raise
+            except BaseException as exc:    # a full disk
+                return exc
+        elif not failed:
+            output = _Output()
+            try:
+                said = run(msg, output)
+            except (EOFError, BrokenPipeError):
+                raise
+            except BaseException as exc:    # the main process raises it
+                # A task's error is its report, raised in task order (as reading in order
+                # would); the outputs of the tasks before it are still placed (the text
+                # before the error is written, as in one process), later tasks not run.
+                conn.send(("error", exc))
+                failed = True
+                continue
+            waiting.append(output)
+            conn.send(("size", output.used) + said)
+    return None
 
 
 class _Worker:

@@ -24,6 +24,7 @@ from jelly._decoder import Decoder
 from jelly._framing import segment_starts
 from jelly.convert import convert
 
+import helpers
 from helpers import from_jelly
 from oracle.jelly_rdf import decode_full, load_pb2
 from oracle.terms import norm_term
@@ -642,6 +643,25 @@ def test_text_to_jelly_in_parts_to_any_output(tmp_path, small_chunks):
                                           rows_per_frame=16, segment_size=20)
     assert done is not None and done[0] == 300 and len(starts(buf.getvalue())) > 2
     assert sequential(buf.getvalue()) == sequential(seq[0])
+
+
+@pytest.mark.parametrize("where", ["after the first chunk", "in the last chunk"])
+def test_an_error_in_a_later_chunk_ends_a_conversion_to_a_pipe(tmp_path, where):
+    """To stdout the workers hand their chunks back to the main process.  A worker that had
+    failed on a later chunk stopped answering, and the main process waited for ever for the
+    chunk before it (jelly convert big.nt > big.jelly hung without a word)."""
+    n = 60000                               # about 3.5 MB: chunks of at least 1 MiB
+    bad = n // 3 if where == "after the first chunk" else n - 10
+    lines = [f'<{EX}s{i}> <{EX}p> "v{i}" .\n' if i != bad else f'<{EX}s> <{EX}p> "x .\n'
+             for i in range(n)]
+    src = tmp_path / "in.nt"
+    src.write_text("".join(lines), encoding="utf-8")
+    one = helpers.run_jelly("convert", src, "-", "--to", "jelly", "--jobs", "1", timeout=120)
+    two = helpers.run_jelly("convert", src, "-", "--to", "jelly", "--jobs", "2", timeout=120)
+    assert one.returncode == two.returncode == 1
+    assert two.stderr == one.stderr and f"line {bad + 1}".encode() in two.stderr
+    # what was written before the error is whole frames of the same statements
+    assert sequential(two.stdout) == sequential(one.stdout)[:len(sequential(two.stdout))]
 
 
 def test_jobs_need_a_plain_file(tmp_path):
