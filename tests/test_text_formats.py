@@ -178,6 +178,33 @@ def test_message_logs(tmp_path):
         convert(bad, io.BytesIO(), from_format="ttl", to_format="jelly")
 
 
+@pytest.mark.parametrize("fmt", ["nt", "nq"])
+def test_n_triples_message_logs_scope_blank_nodes_per_message(fmt):
+    """As for Turtle: _:x of one message is not _:x of the next (RDF Messages, section 2),
+    in the Jelly frames written, in text and whichever way a reader scopes labels."""
+    log = (b"# @message\n_:x <http://example/p> _:y .\n"
+           b"# @message\n_:x <http://example/p> << _:y <http://example/q> _:z >> .\n"
+           b"<http://example/s> <http://example/p> \"no blank node\" .\n")
+    jelly = io.BytesIO()
+    convert(log, jelly, from_format=fmt, to_format="jelly", rdf_star=True)
+    frames = list(parse_frames(jelly.getvalue()))
+    assert [len(f.statements) for f in frames] == [1, 2]
+    (x1, _, y1), (x2, _, t2) = frames[0].statements[0][:3], frames[1].statements[0][:3]
+    assert type(x1) is BlankNode and x1 != x2 and y1 != t2.s
+    assert {x1, y1}.isdisjoint({x2, t2.s, t2.o})
+    assert x2 != t2.s != t2.o                           # distinct in a message stay distinct
+    assert frames[1].statements[1][2] == Literal("no blank node")
+    # to text: a log read back as one document keeps them apart too
+    text = io.BytesIO()
+    convert(log, text, from_format=fmt, to_format="nq")
+    labels = [line.split()[0] for line in text.getvalue().splitlines()[:2]]
+    assert labels[0].startswith(b"_:") and labels[0] != labels[1]
+    # without message lines the labels are the document's own
+    flat = io.BytesIO()
+    convert(b"_:x <http://example/p> _:y .\n", flat, from_format=fmt, to_format="nq")
+    assert flat.getvalue() == b"_:x <http://example/p> _:y .\n"
+
+
 def test_turtle_streams(tmp_path):
     """A big document becomes many frames, and the first ones are written before the whole
     input has been read."""
