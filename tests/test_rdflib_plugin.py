@@ -205,6 +205,25 @@ def test_parse_gzip(tmp_path, graph_bytes):
     assert same_graph(Graph().parse(str(path), format="jelly"), sample_graph())
 
 
+@pytest.mark.parametrize("name, fmt", [("g.jelly", "jelly"), ("g.jelly.gz", "jelly"),
+                                       ("g.rt", "rdf-thrift"), ("g.rpb.gz", "rdf-protobuf")])
+def test_a_failed_graph_serialize_to_a_path_leaves_no_partial_stream(tmp_path, name, fmt):
+    """rdflib opens (and empties) the path before the serializer runs; a failure late in the
+    graph left the frames written so far: a shorter stream that reads as whole."""
+    g = Graph()
+    for i in range(3000):
+        g.add((URIRef(f"http://x/{i}"), URIRef("http://x/p"), Literal("v")))
+    g.add((URIRef("http://x/zzz"), URIRef("http://x/p"), Literal("\ud800")))  # not UTF-8
+    path = tmp_path / name
+    with pytest.raises(Exception):
+        g.serialize(str(path), format=fmt)
+    assert path.read_bytes() == b""
+    g.remove((URIRef("http://x/zzz"), None, None))
+    g.serialize(str(path), format=fmt)
+    back = Graph().parse(str(path), format=fmt)
+    assert len(back) == 3000 and back.isomorphic(g)
+
+
 def test_parse_non_seekable_pipe(graph_bytes):
     r, w = os.pipe()
 

@@ -8,8 +8,6 @@ through the term adapter.
 
 from __future__ import annotations
 
-import gzip
-import os
 from typing import Any
 
 from rdflib.graph import ConjunctiveGraph, Graph
@@ -25,6 +23,7 @@ from ..options import PhysicalStreamType
 from ._compat import NOT_GRAPH_SERIALIZE, serialize_call
 from ._terms import TermFactory, make_term_adapter
 from .parser import _byte_stream
+from .serializer import write_destination
 from .streams import _namespaces_of, _Sink, _statements, default_graph
 
 __all__ = ["RdfThriftParser", "RdfProtobufParser", "RdfThriftSerializer",
@@ -108,6 +107,7 @@ class _GraphSerializer(Serializer):
                   **args: Any) -> None:
         options = _options(args, _SERIALIZER_OPTIONS, f"{_jena.LABELS[self._format]} serializer")
         call = serialize_call()
+        destination = None
         if call is not NOT_GRAPH_SERIALIZE:
             destination = call["destination"]
             if destination is None and call["encoding"] is None:
@@ -115,12 +115,8 @@ class _GraphSerializer(Serializer):
                                  f"graph.serialize() without a destination and an encoding "
                                  f"returns str; pass encoding='utf-8' to get bytes, or a path "
                                  f"or binary stream as destination")
-            if isinstance(destination, (str, os.PathLike)) and \
-                    os.fspath(destination).lower().endswith(".gz"):
-                with gzip.GzipFile(fileobj=stream, mode="wb", mtime=0) as packed:
-                    serialize(self.store, packed, format=self._format, **options)
-                return
-        serialize(self.store, stream, format=self._format, **options)
+        write_destination(stream, destination, lambda out: serialize(
+            self.store, out, format=self._format, **options))
 
 
 class RdfThriftSerializer(_GraphSerializer):
