@@ -684,6 +684,28 @@ def test_reconnecting_subscriber():
         server.stop(0)
 
 
+def test_a_port_in_use_is_refused_in_one_line(server):
+    """gRPC shares ports by default: a second broker on the same port started, and the kernel
+    split the clients between two brokers that never meet (subscribers missed publications).
+    A port another program holds raised grpcio's RuntimeError (exit 2 in the CLI)."""
+    port = int(server.target.rsplit(":", 1)[1])
+    with pytest.raises(jelly.JellyError, match=f"cannot listen on 127.0.0.1:{port}"):
+        Server(port=port).start()
+    with pytest.raises(jelly.JellyError, match="cannot listen"):
+        AsyncServerThread(port=port)
+    proc = run_jelly("serve", "--port", port, timeout=60)
+    assert proc.returncode == 1
+    assert proc.stderr.decode().strip().splitlines()[-1].startswith(
+        f"jelly: error: cannot listen on 127.0.0.1:{port}")
+
+
+def test_a_certificate_that_does_not_load_is_refused_in_one_line(tmp_path):
+    bad = tmp_path / "bad.pem"
+    bad.write_text("not a certificate\n")
+    proc = run_jelly("serve", "--port", 0, "--tls-cert", bad, "--tls-key", bad, timeout=60)
+    assert proc.returncode == 1 and "TLS certificate" in proc.stderr.decode()
+
+
 # -- security ------------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")

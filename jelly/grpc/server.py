@@ -59,7 +59,9 @@ def channel_options(max_message_size: int) -> list[tuple[str, Any]]:
 
 
 def _server_options(max_message_size: int, keepalive: float | None) -> list[tuple[str, Any]]:
-    options = channel_options(max_message_size)
+    # gRPC shares ports (SO_REUSEPORT) by default: a second broker on a port in use would
+    # start, and the kernel would split the clients between two brokers that never meet.
+    options = channel_options(max_message_size) + [("grpc.so_reuseport", 0)]
     if keepalive:
         options += [("grpc.keepalive_time_ms", int(keepalive * 1000)),
                     ("grpc.keepalive_timeout_ms", int(max(keepalive, 10) * 2000)),
@@ -98,12 +100,18 @@ class _Service:
         self.port = 0
 
     def _bind(self, server: Any) -> None:
-        if self.credentials is not None:
-            self.port = server.add_secure_port(self.address, self.credentials)
-        else:
-            self.port = server.add_insecure_port(self.address)
+        try:
+            if self.credentials is not None:
+                self.port = server.add_secure_port(self.address, self.credentials)
+            else:
+                self.port = server.add_insecure_port(self.address)
+        except RuntimeError:                # grpcio's "Failed to bind to address ..."
+            self.port = 0
         if not self.port:
-            raise JellyError(f"cannot listen on {self.address}")
+            why = "the port is in use, or the address is not this machine's"
+            if self.credentials is not None:
+                why += ", or the TLS certificate and key do not load"
+            raise JellyError(f"cannot listen on {self.address} ({why})")
 
     def denied(self, context: Any) -> bool:
         if self._expected is None:
