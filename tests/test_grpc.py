@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import datetime
+import io
 import os
 import signal
 import subprocess
@@ -693,6 +694,11 @@ def test_a_port_in_use_is_refused_in_one_line(server):
         Server(port=port).start()
     with pytest.raises(jelly.JellyError, match="cannot listen"):
         AsyncServerThread(port=port)
+    # gRPC takes ports modulo 65536: 115686 would be 50150, someone else's
+    with pytest.raises(jelly.JellyError, match="115686 is not in 0..65535"):
+        Server(port=115686)
+    with pytest.raises(jelly.JellyError, match="beyond 65535"):
+        Client("127.0.0.1:115686")
     proc = run_jelly("serve", "--port", port, timeout=60)
     assert proc.returncode == 1
     assert proc.stderr.decode().strip().splitlines()[-1].startswith(
@@ -895,6 +901,40 @@ def test_cli_serve_publish_subscribe(tmp_path):
             if p.poll() is None:
                 p.kill()
     assert "received" in log
+
+
+def test_cli_publish_from_stdin_and_subscribe_to_stdout(tmp_path):
+    """Formats told as jelly convert tells them: stdin and names without an extension by
+    their first bytes, stdout N-Quads (both crashed with an internal error)."""
+    server = ServeProcess()
+    try:
+        stmts = statements("quads", 30)
+        data = jelly.serialize(stmts, physical_type="quads", rows_per_frame=10)
+        text = io.BytesIO()
+        from jelly.convert import convert
+        convert(data, text, from_format="jelly", to_format="nq")
+        (tmp_path / "noext").write_bytes(text.getvalue())
+        base = ["--server", server.target]
+        sub = subprocess.Popen([sys.executable, "-m", "jelly", "subscribe", "std", "-", "-v",
+                                *base], env=jelly_subprocess_env(),
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert b"subscribed to 'std'" in sub.stderr.readline()
+        lines = []
+        reader = threading.Thread(target=lambda: lines.extend(sub.stdout), daemon=True)
+        reader.start()
+        for args, stdin in ((["-"], data), (["-"], text.getvalue()), ([tmp_path / "noext"], b"")):
+            proc = run_jelly("publish", "std", *args, *base, stdin=stdin)
+            assert proc.returncode == 0, proc.stderr
+        wait_until(lambda: len(lines) >= 3 * len(stmts), what="the statements on stdout")
+        sub.send_signal(signal.SIGINT)
+        assert sub.wait(TIMEOUT) == 130
+        reader.join(TIMEOUT)
+        from jelly._ntriples import parse_nquads
+        got = list(parse_nquads(io.BytesIO(b"".join(lines))))
+        assert len(got) == 3 * len(stmts) and got == list(parse_nquads(io.BytesIO(
+            text.getvalue() * 3)))
+    finally:
+        server.stop()
 
 
 # -- the messages --------------------------------------------------------------------------------

@@ -215,10 +215,12 @@ _WRITER_FIELDS = ("preset", "physical_type", "logical_type", "max_name_table_siz
 def _publish_frames(args: argparse.Namespace, fields: dict[str, Any],
                     stats: dict[str, int]) -> Iterator[bytes]:
     from .. import formats
-    from ..convert import JellySink, _format, open_source
+    from ..convert import JellySink, _format, open_source, sniff_input
     from ..io import FrameReader, open_input
     fmt = _format(args.from_format, args.file, "input", formats.RDF)
     with open_input(args.file) as stream:
+        if fmt is None:             # stdin, or a name that does not tell: as jelly convert
+            fmt, stream = sniff_input(stream, args.file)
         if fmt.name == "jelly":
             frames: Any = FrameReader(stream)
             if fields:
@@ -296,8 +298,9 @@ def _requested(args: argparse.Namespace) -> StreamOptions | None:
         generalized_statements=True if args.generalized_statements is None
         else args.generalized_statements,
         rdf_star=True if args.rdf_star is None else args.rdf_star,
-        max_name_table_size=args.max_name_table_size or
-        (sizes.max_name_table_size if sizes else _UINT32_MAX),
+        max_name_table_size=args.max_name_table_size
+        if args.max_name_table_size is not None
+        else (sizes.max_name_table_size if sizes else _UINT32_MAX),
         max_prefix_table_size=args.max_prefix_table_size if args.max_prefix_table_size is not None
         else (sizes.max_prefix_table_size if sizes else _UINT32_MAX),
         max_datatype_table_size=args.max_datatype_table_size
@@ -333,11 +336,14 @@ class _Interrupt:
 def cmd_subscribe(args: argparse.Namespace) -> int:
     _need_grpc()
     from .. import formats
-    from ..convert import _format, open_sink
+    from ..convert import _check_output, _format, open_sink, stdout_format
     from .._decoder import Decoder
     from .._streaming import delimit
     from ..io import open_output
     out_fmt = _format(args.to_format, args.output, "output", formats.RDF)
+    if out_fmt is None:             # stdout: N-Quads, as jelly convert writes Jelly there
+        out_fmt = stdout_format(formats.JELLY)
+    _check_output(out_fmt, args.output == "-")
     if args.limit_frames is not None and args.limit_frames < 1:
         raise JellyError("--limit-frames must be at least 1")
     to_stdout = args.output == "-"

@@ -148,6 +148,9 @@ class _Base:
                  tls_cert: Any = None, tls_key: Any = None, tls_server_name: str | None = None,
                  token: str | None = None, max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
                  channel_args: Sequence[tuple[str, Any]] = ()) -> None:
+        port = target.rsplit(":", 1)[-1] if ":" in target else ""
+        if port.isdigit() and int(port) > 65535:    # gRPC would take it modulo 65536
+            raise JellyError(f"port {port} of {target!r} is beyond 65535")
         self.target = target
         self._credentials = _credentials(tls, tls_ca, tls_cert, tls_key)
         self._options = channel_options(max_message_size) + list(channel_args)

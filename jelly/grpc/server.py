@@ -86,6 +86,8 @@ class _Service:
         self.drop_grace = drop_grace
         self.max_message_size = max_message_size
         self.options = _server_options(max_message_size, keepalive)
+        if not 0 <= port <= 65535:              # gRPC would take it modulo 65536
+            raise JellyError(f"port {port} is not in 0..65535")
         self.address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
         self.host = host
         if (tls_cert is None) != (tls_key is None):
