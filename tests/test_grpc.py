@@ -496,6 +496,34 @@ def test_a_slow_subscriber_is_dropped_and_nobody_waits_for_it():
         assert published_in < TIMEOUT / 2
 
 
+def test_a_lagging_subscriber_gets_segment_starts_at_the_start_of_a_message():
+    """Merged behind other rows, a segment's repeated options row sat inside a frame: the
+    recording of a lagging subscriber could not be published again (the server refuses a
+    differing options row there, and the client renames only the rows that start a frame)."""
+    from jelly.grpc.broker import Broker
+    from oracle.jelly_rdf import load_pb2
+    stmts = statements("triples", 400)
+    frames = encoded(stmts, "triples", rows_per_frame=10, segment_size=60)
+    starts = sum(first_options(f)[0] is not None for f in frames)
+    assert starts > 4
+    broker = Broker(max_batch_bytes=100000)
+    sub = broker.subscribe("", None)
+    pub = broker.publication()
+    for f in frames:
+        broker.publish(pub, f)
+    broker.end_publication(pub)
+    broker.close()
+    got = []
+    while (message := sub.get(TIMEOUT)) is not None:
+        got.append(message)
+    pb = load_pb2()
+    places = [i for m in got for i, row in enumerate(pb.RdfStreamFrame.FromString(m).rows)
+              if row.HasField("options")]
+    assert places == [0] * starts                   # every options row starts its message
+    assert len(got) < len(frames)                   # the rest is still merged
+    assert decode(got) == stmts
+
+
 @pytest.mark.parametrize("kind", ["flat", "grouped", "metadata"])
 def test_a_lagging_subscriber_gets_flat_frames_merged(kind):
     """The broker itself (no transport): frames queued while a subscriber is away."""

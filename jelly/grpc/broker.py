@@ -26,8 +26,9 @@ No gRPC here: :mod:`jelly.grpc.server` drives it from grpcio's threads or from a
   messages are one frame), so that each message sent costs less the further it is behind.
   When frames come fast (the subscriber's last message left less than ``linger``, 5 ms, ago) it
   waits for more until ``linger`` has passed, so that a busy topic costs the server at most one
-  message per ``linger`` and subscriber.  Frames with metadata and the frames of grouped streams (one graph or dataset
-  per frame) are always sent one by one, without waiting.
+  message per ``linger`` and subscriber.  Frames with metadata, frames with an options row (a
+  segment start: its options row stays at a frame's start) and the frames of grouped streams
+  (one graph or dataset per frame) are always sent one by one, without waiting.
 * **Flow control**: each subscription has a bounded queue (``max_queue_frames`` frames,
   ``max_queue_bytes`` bytes of published frames).  Publishing never waits for subscribers.  A
   subscriber that falls further behind is dropped: its queue is freed at once and its call ends
@@ -48,6 +49,7 @@ import threading
 import time
 from typing import Any, Callable
 
+from .._decoder import ROW_KINDS
 from .._transcode import FrameRewriter, WireDecoder, check_output
 from ..errors import JellyError, JellyOptionsError
 from ..options import (MIN_NAME_TABLE_SIZE, PROTOCOL_VERSION, PhysicalStreamType,
@@ -155,6 +157,9 @@ class _Whole:
     def __init__(self, data: bytes) -> None:
         self.data = data
         self.size = len(data)
+
+
+_OPTIONS_ROWS = ROW_KINDS.index("options")
 
 
 def _size_of(item: Any) -> int:
@@ -441,7 +446,10 @@ class _Topic:
                                          graph_open=sub.source.in_graph)
             sub.mode = _TRANSCODING
             sub.source = None
-        mergeable = pub.flat and not frame.metadata
+        # A frame that (re)states the options (a segment start) stays the first of its
+        # message: merged behind other rows its options row would sit inside a frame, where
+        # a server refuses it when the recording is published again.
+        mergeable = pub.flat and not frame.metadata and not frame.row_counts[_OPTIONS_ROWS]
         if sub.mode == _PASSTHROUGH:
             kept = sub._put(data if mergeable else _Whole(data), len(data))
         else:
