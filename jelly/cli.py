@@ -106,6 +106,9 @@ def _add_text_options(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_convert(args) -> int:
+    if args.options_from and args.preset:
+        raise JellyError("--options-from and --preset both give the table sizes: use one (the "
+                         "table size flags change single sizes of either)")
     options = read_options(args.options_from) if args.options_from else None
     result = convert(
         args.input, args.output, from_format=args.from_format, to_format=args.to_format,

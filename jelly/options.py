@@ -150,8 +150,15 @@ class StreamOptions:
         }[self.physical_type]
         if base not in allowed:
             raise JellyOptionsError(
-                f"logical type {int(self.logical_type)} does not fit physical type "
-                f"{self.physical_type.name}")
+                f"logical type {_logical_name(int(self.logical_type))} does not fit physical "
+                f"type {self.physical_type.name}")
+
+
+def _logical_name(value: int) -> str:
+    try:
+        return LogicalStreamType(value).name
+    except ValueError:
+        return str(value)
 
 
 #: Presets of the table sizes (name, prefix, datatype), as in jelly-jvm.

@@ -531,7 +531,11 @@ def test_bad_options(tmp_path):
     fails("convert", SENSORS, tmp_path / "o.jelly", "--max-name-table-size", "4",
           match="max_name_table_size must be at least 8")
     fails("convert", SENSORS, tmp_path / "o.jelly", "--physical-type", "quads",
-          "--logical-type", "graphs", match="does not fit physical type")
+          "--logical-type", "graphs", match="logical type GRAPHS does not fit physical type "
+                                               "QUADS")
+    ok("convert", SENSORS, tmp_path / "opts.jelly")
+    fails("convert", SENSORS, tmp_path / "o.jelly", "--options-from", tmp_path / "opts.jelly",
+          "--preset", "small", match="--options-from and --preset both give the table sizes")
     fails("convert", SENSORS, tmp_path / "o.jelly", "--rows-per-frame", "0",
           match="rows_per_frame")
     fails("convert", SENSORS, tmp_path / "o.jelly", "--preset", "huge", match="invalid choice")
