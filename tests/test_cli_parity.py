@@ -106,21 +106,27 @@ def test_merge_graphs(tmp_path):
 
 
 def test_combine(tmp_path):
-    # Two messages repeating a statement: combined once, one document, a flat stream.
+    # Two messages repeating a statement: combined once, one document, a flat stream.  _:b of
+    # one message is not _:b of the other (RDF Messages: labels are scoped per message).
     (tmp_path / "dup.nt").write_bytes(
-        b"# @message\n<http://a> <http://p> _:b .\n_:b <http://q> \"1\" .\n"
-        b"# @message\n<http://a> <http://p> _:b .\n<http://c> <http://p> \"2\" .\n")
+        b"# @message\n<http://a> <http://p> <http://o> .\n_:b <http://q> \"1\" .\n"
+        b"# @message\n<http://a> <http://p> <http://o> .\n_:b <http://q> \"1\" .\n"
+        b"<http://c> <http://p> \"2\" .\n")
     ok("convert", tmp_path / "dup.nt", tmp_path / "dup.jelly")
     out = ok("convert", tmp_path / "dup.jelly", "-", "--to", "nt", "--combine")
-    assert sorted(nq(out)) == sorted(set(ntr.parse_nquads((tmp_path / "dup.nt").read_bytes())))
+    B = lambda label: ("B", label)                              # noqa: E731
+    a_p_o = (("I", "http://a"), ("I", "http://p"), ("I", "http://o"))
+    b_q_1 = lambda b: (b, ("I", "http://q"), ("L", "1", None, None))   # noqa: E731
+    assert unordered_isomorphic(nq(out), [a_p_o, b_q_1(B("x")), b_q_1(B("y")), (
+        ("I", "http://c"), ("I", "http://p"), ("L", "2", None, None))])
     ok("convert", tmp_path / "dup.jelly", tmp_path / "one.jelly", "--combine")
     data = (tmp_path / "one.jelly").read_bytes()
     options, frames = rd.decode(data)
-    assert options.logical_type == 1 and len(frames) == 1 and len(frames[0]) == 3
+    assert options.logical_type == 1 and len(frames) == 1 and len(frames[0]) == 4
     # with --take-frames: the frames taken, then combined
     out = ok("convert", tmp_path / "dup.jelly", "-", "--to", "nt", "--combine",
              "--take-frames", "1")
-    assert len(nq(out)) == 2
+    assert len(nq(out)) == 3
     fails("convert", tmp_path / "dup.jelly", "-", "--combine", "--messages", match="combine")
 
 
