@@ -85,6 +85,7 @@ def inspect(source: Input, *, per_frame: bool = True, format: str | None = None,
     fmt = _formats.get(format, role="input") if format else _by_name(source)
     inspector = fmt.load_inspector() if fmt is not None else None
     if inspector is not None:
+        assert fmt is not None
         if detail is not None or size:
             raise JellyError(f"sizes and term details (--size, --detail) are for Jelly "
                              f"input; {fmt.label} is inspected by row kind only")

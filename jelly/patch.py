@@ -117,7 +117,7 @@ class PatchReader(FrameInput):
         patch ends inside it; the end of a FLAT stream is no frame's)."""
         head: list[PatchOp] = []
         for piece in self._pieces():
-            if type(piece) is list:
+            if isinstance(piece, list):
                 head.extend(piece)
             elif head:
                 piece = PatchFrame(piece.index, head + piece.operations, piece.row_counts,
@@ -137,7 +137,7 @@ class PatchReader(FrameInput):
     def _chunks(self) -> Iterator[list[PatchOp]]:
         """The operations in lists of about :data:`OPERATION_CHUNK`: large frames stream."""
         for piece in self._pieces():
-            yield piece if type(piece) is list else piece.operations
+            yield piece if isinstance(piece, list) else piece.operations
 
     def patches(self) -> Iterator[list[PatchOp]]:
         """Each patch as a list of its operations (without ``END_OF_PATCH``)."""

@@ -210,7 +210,7 @@ def _inspect(src: _Input, per_frame: bool) -> dict[str, Any]:
         totals.update(dict.fromkeys(LOOKUP_COLUMNS.values(), 0))
         # In the pieces the reader decodes: a large frame is never held whole.
         for piece in reader._pieces():
-            if type(piece) is list:
+            if isinstance(piece, list):
                 _count(counts, piece)
                 continue
             _count(counts, piece.operations)
@@ -294,11 +294,11 @@ def cmd_validate(args: argparse.Namespace) -> int:
             reader = src.reader
             for piece in reader._pieces():
                 try:
-                    for op in piece if type(piece) is list else piece.operations:
+                    for op in piece if isinstance(piece, list) else piece.operations:
                         checker.check(op)
                 except JellyError as exc:
                     # The frame being decoded (a frame's last piece has moved the count on).
-                    index = reader.frame_count - (type(piece) is not list)
+                    index = reader.frame_count - (not isinstance(piece, list))
                     raise JellyError(exc.message, frame=index) from None
         else:
             for op in src.ops:
