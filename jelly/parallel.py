@@ -403,6 +403,13 @@ def _worker_main(conn: Any, inherited: list[int], fd_out: int | None,
                 pass
     except (EOFError, OSError):             # the main process is gone: nobody to tell
         pass
+    except BaseException as exc:            # Ctrl-C while waiting (the main process has it
+        try:                                # too): said as a task's error, no traceback
+            conn.send(("error", exc))
+            for _ in iter(conn.recv, None):
+                pass
+        except BaseException:
+            pass
 
 
 def _serve(conn: Any, fd_out: int | None,
