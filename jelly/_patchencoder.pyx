@@ -147,7 +147,8 @@ cdef class PatchEncoder(TermEncoder):
         if type(a) is Triple or type(b) is Triple or type(c) is Triple:
             raise JellyEncodeError("quoted triple after the first frame of a stream whose "
                                    "rdf_star was settled automatically from that frame (no "
-                                   "quoted triple in it): write with rdf_star=True")
+                                   "quoted triple in it): write with rdf_star=True "
+                                   "(jelly patch convert --rdf-star)")
         return 0
 
     cdef bint in_graph(self, object g) except -1:

@@ -166,6 +166,7 @@ def test_an_option_given_keeps_the_inputs_other_options(tmp_path):
     late += b"A << <http://ex/a> <http://ex/b> <http://ex/c> >> <http://ex/p> <http://ex/o> .\n"
     (tmp_path / "late.rdfp").write_bytes(late)
     src = tmp_path / "src.jellyp"
+    fails("patch", "convert", tmp_path / "late.rdfp", src, match="--rdf-star")
     ok("patch", "convert", tmp_path / "late.rdfp", src, "--rdf-star", "--stream-type", "frame",
        "--statement-type", "quads")
     ok("patch", "convert", src, tmp_path / "small.jellyp", "--preset", "small")
