@@ -266,6 +266,10 @@ cdef class Encoder(TermEncoder):
         if type(iri) is not IRI:
             raise JellyEncodeError(f"a namespace must be an IRI, not {iri!r}")
         if self.final_version == PROTOCOL_VERSION_1_0:
+            if self.options.version is not None:
+                raise JellyEncodeError("namespace declarations need protocol version 2, but "
+                                       "the options say version 1 (leave the version out: it "
+                                       "is then the lowest the stream needs)")
             raise JellyEncodeError("namespace declarations need protocol version 2, but the "
                                    "stream options were already written with version 1; declare "
                                    "namespaces before the first frame is flushed")

@@ -130,6 +130,11 @@ class StreamOptions:
             v = getattr(self, name)
             if not isinstance(v, int) or v < 0 or v > 0xFFFFFFFF:
                 raise JellyOptionsError(f"{name} must be an integer in 0..2**32-1, not {v!r}")
+        v = self.version
+        if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 0
+                              or v > 0xFFFFFFFF):
+            raise JellyOptionsError(f"version must be an integer in 0..2**32-1 or None, not "
+                                    f"{v!r}")
 
     def replace(self, **changes: Any) -> StreamOptions:
         return dataclasses.replace(self, **changes)
@@ -142,6 +147,10 @@ class StreamOptions:
             raise JellyOptionsError(
                 f"max_name_table_size must be at least {MIN_NAME_TABLE_SIZE}, "
                 f"not {self.max_name_table_size}")
+        if self.version and not 1 <= self.version <= PROTOCOL_VERSION:     # 0: as None
+            raise JellyOptionsError(f"version {self.version} cannot be written: this library "
+                                    f"writes versions 1 to {PROTOCOL_VERSION} (None: the "
+                                    f"lowest the stream needs)")
         base = logical_base(int(self.logical_type))
         allowed = {
             PhysicalStreamType.TRIPLES: {0, 1, 3},

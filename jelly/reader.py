@@ -156,6 +156,7 @@ class Reader(FrameInput):
         super().__init__(source, limits, delimited)
         #: Namespace declarations seen so far (name -> IRI term); a later one replaces an earlier.
         self.namespaces: dict[str, Any] = {}
+        self._in_frame = False      # iterating statements, between begin_frame and end_frame
 
     # -- frames ------------------------------------------------------------------------------
 
@@ -172,7 +173,13 @@ class Reader(FrameInput):
         return super()._failed(exc)
 
     def frames(self) -> Iterator[Frame]:
-        """Yield each :class:`Frame` (statements, metadata, namespace declarations) in order."""
+        """Yield each :class:`Frame` (statements, metadata, namespace declarations) in order.
+        While the statements of a frame are being iterated (they come in pieces) it raises
+        ``ValueError``: the frames would lose that frame's rest."""
+        if self._in_frame:
+            raise ValueError(f"frames() in the middle of frame {self._decoder.frame_index}, "
+                             f"whose statements are being iterated: read a reader by "
+                             f"statements or by frames")
         return self._frames_in_order()
 
     def _statement_chunks(self) -> Iterator[_Statements]:
@@ -189,6 +196,7 @@ class Reader(FrameInput):
                 continue
             try:
                 decoder.begin_frame(item[1], item[0])
+                self._in_frame = True
                 while True:
                     chunk = decoder.decode_statements(STATEMENT_CHUNK)
                     if chunk is None:
@@ -198,7 +206,9 @@ class Reader(FrameInput):
                     # with its statements, the next chunk reuses their memory (free lists).
                     del chunk
                 self._decoded(decoder.end_frame())
+                self._in_frame = False
             except JellyError as exc:
+                self._in_frame = False          # failed: every read raises the error
                 raise self._failed(exc) from None
 
     def __iter__(self) -> Iterator[tuple[Any, ...]]:

@@ -507,6 +507,33 @@ def test_reader_that_failed_stays_failed(name):
             list(reader.frames())
 
 
+def test_frames_in_the_middle_of_a_frames_statements_are_refused():
+    """Statements come in pieces of a frame: frames() in the middle of one lost its rest (and
+    its namespaces) and numbered the next frame 0."""
+    sts = [(IRI("http://s"), IRI("http://p"), Literal(str(i))) for i in range(10000)]
+    data = jelly.serialize(sts, rows_per_frame=6000, namespaces={"ex": "http://ex/"})
+    with jelly.Reader(data) as r:
+        assert next(iter(r)) == sts[0]
+        with pytest.raises(ValueError, match="middle of frame 0"):
+            r.frames()
+    with jelly.Reader(data) as r:       # every statement read: no frame is left
+        assert list(r) == sts and list(r.frames()) == []
+        assert r.namespaces == {"ex": IRI("http://ex/")}
+
+
+@pytest.mark.parametrize("version, match", [
+    (3, "version 3 cannot be written"), (-1, "version must be an integer"),
+    (2 ** 40, "version must be an integer"), (True, "version must be an integer")])
+def test_a_version_no_reader_takes_is_refused(version, match):
+    T = (IRI("http://s"), IRI("http://p"), IRI("http://o"))
+    with pytest.raises(jelly.JellyOptionsError, match=match):
+        jelly.serialize([T], version=version)
+    for automatic in (None, 0):
+        assert jelly.read_options(jelly.serialize([T], version=automatic)).version == 1
+    with pytest.raises(jelly.JellyEncodeError, match="the options say version 1"):
+        jelly.serialize([T], version=1, namespaces={"ex": "http://ex/"})
+
+
 # --------------------------------------------------------------------------------------
 # the writer refuses
 # --------------------------------------------------------------------------------------
