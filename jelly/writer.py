@@ -199,6 +199,23 @@ def _peek_quads(statements: Iterable[Sequence[Any]]) -> tuple[bool, Iterable[Seq
     return len(first) == 4, itertools.chain((first,), it)
 
 
+def _peek_frames_quads(frames: Iterable[Iterable[Sequence[Any]]]
+                       ) -> tuple[bool, Iterable[Iterable[Sequence[Any]]]]:
+    """Whether the first statement of the first frame that has one is a quad, and the frames
+    again (the empty frames before it kept)."""
+    it = iter(frames)
+    held: list[Iterable[Sequence[Any]]] = []
+    for frame in it:
+        statements = iter(frame)
+        first = next(statements, _END)
+        if first is _END:
+            held.append(())
+            continue
+        quads, frame = _peek_quads(itertools.chain((first,), statements))
+        return quads, itertools.chain(held, (frame,), it)
+    return False, held
+
+
 @overload
 def serialize(statements: Iterable[Sequence[Any]], destination: None = None,
               options: StreamOptions | None = None, *, rows_per_frame: int = ...,
@@ -263,9 +280,12 @@ def serialize_frames(frames: Iterable[Iterable[Sequence[Any]]], destination: Out
     """Write each element of ``frames`` (an iterable of statements) as one frame: a stream of
     RDF messages (graphs or datasets).  Returns the bytes when ``destination`` is None.
 
-    Without an explicit logical type, the stream is marked as a GRAPHS stream (TRIPLES) or a
-    DATASETS stream (QUADS / GRAPHS).
+    Without an explicit ``physical_type`` (or ``options``), the first statement decides, as
+    for :func:`serialize`.  Without an explicit logical type, the stream is marked as a GRAPHS
+    stream (TRIPLES) or a DATASETS stream (QUADS / GRAPHS).
     """
+    if options is None and option_fields.get("physical_type") is None:
+        option_fields["quads"], frames = _peek_frames_quads(frames)
     with Writer(destination, options, namespaces=namespaces, term_adapter=term_adapter,
                 grouped=True, **option_fields) as writer:
         for frame in frames:

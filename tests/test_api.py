@@ -521,6 +521,18 @@ def test_frames_in_the_middle_of_a_frames_statements_are_refused():
         assert r.namespaces == {"ex": IRI("http://ex/")}
 
 
+def test_serialize_frames_takes_the_physical_type_from_the_first_statement():
+    """As serialize does (the user guide's options table): default-graph quads came back as
+    triples, and a quad in a named graph was refused."""
+    q = (IRI("http://s"), IRI("http://p"), IRI("http://o"), jelly.DEFAULT_GRAPH)
+    named = q[:3] + (IRI("http://g"),)
+    data = jelly.serialize_frames(iter([iter([]), iter([q, named])]))
+    assert jelly.read_options(data).physical_type == jelly.PhysicalStreamType.QUADS
+    assert [list(f.statements) for f in jelly.parse_frames(data)] == [[], [q, named]]
+    data = jelly.serialize_frames([[q[:3]]])
+    assert jelly.read_options(data).physical_type == jelly.PhysicalStreamType.TRIPLES
+
+
 @pytest.mark.parametrize("version, match", [
     (3, "version 3 cannot be written"), (-1, "version must be an integer"),
     (2 ** 40, "version must be an integer"), (True, "version must be an integer")])
