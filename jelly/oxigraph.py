@@ -535,9 +535,9 @@ def load(source: Any, store: Any = None, *, limits: Any = None) -> Any:
     (a new in-memory one if None), with pyoxigraph's bulk loader; returns the store.
 
     Blank nodes are the store's own: its bulk loader gives each label of the text it is
-    handed a fresh node (the same label in the stream is the same node).  What a Store cannot hold (a quoted triple as subject,
-    generalized statements) raises :class:`JellyError`; the bulk loader is not transactional,
-    so the statements before it stay loaded."""
+    handed a fresh node (the same label in the stream is the same node).  What a Store cannot
+    hold (a quoted triple as subject, generalized statements) raises :class:`JellyError`; the
+    bulk loader is not transactional, so the statements before it stay loaded."""
     from ._ntformat import NTriplesTerms
     from .reader import Reader
 
