@@ -130,6 +130,8 @@ class StreamOptions:
             v = getattr(self, name)
             if not isinstance(v, int) or v < 0 or v > 0xFFFFFFFF:
                 raise JellyOptionsError(f"{name} must be an integer in 0..2**32-1, not {v!r}")
+        if not isinstance(self.stream_name, str):
+            raise JellyOptionsError(f"stream_name must be a str, not {self.stream_name!r}")
         v = self.version
         if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 0
                               or v > 0xFFFFFFFF):

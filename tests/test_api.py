@@ -542,6 +542,8 @@ def test_a_version_no_reader_takes_is_refused(version, match):
         jelly.serialize([T], version=version)
     for automatic in (None, 0):
         assert jelly.read_options(jelly.serialize([T], version=automatic)).version == 1
+    with pytest.raises(jelly.JellyOptionsError, match="stream_name must be a str"):
+        jelly.serialize([T], stream_name=5)
     with pytest.raises(jelly.JellyEncodeError, match="the options say version 1"):
         jelly.serialize([T], version=1, namespaces={"ex": "http://ex/"})
 
