@@ -207,7 +207,7 @@ def _peek_frames_quads(frames: Iterable[Iterable[Sequence[Any]]]
     held: list[Iterable[Sequence[Any]]] = []
     for frame in it:
         statements = iter(frame)
-        first = next(statements, _END)
+        first: Any = next(statements, _END)
         if first is _END:
             held.append(())
             continue
