@@ -86,10 +86,12 @@ def transcode(inputs: Input | Sequence[Input], output: Output,
     inputs = list(inputs)
     if not inputs:
         raise JellyError("nothing to transcode: no input")
+    fields = {k: v for k, v in fields.items() if v is not None}     # None: not given
     if options is not None and fields:
-        raise JellyError("give either options or option fields, not both")
+        raise JellyError(f"give either options or option fields, not both (options "
+                         f"(--options-from) with {', '.join(sorted(fields))})")
     chosen: StreamOptions | Callable[[StreamOptions], StreamOptions] | None = options
-    if options is None and any(v is not None for v in fields.values()):
+    if options is None and fields:
         chosen = lambda first: output_options(first, **fields)  # noqa: E731
     limits = limits if limits is not None else ReaderLimits()
     transcoder = Transcoder(chosen, limits=limits, segment_size=segment_size)

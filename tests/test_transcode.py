@@ -439,6 +439,24 @@ def test_cli_transcode_merges_and_reoptions(tmp_path):
     assert options.max_name_table_size == 128 and options.physical_type == 2
 
 
+def test_cli_transcode_options_from_a_file(tmp_path):
+    """--options-from failed on every file ("give either options or option fields"): the flags
+    not given reached the library as fields set to None."""
+    statements, data = _stream(n=20)
+    (tmp_path / "in.jelly").write_bytes(data)
+    model = tmp_path / "model.jelly"
+    model.write_bytes(jelly.serialize(statements[:1], preset="small", stream_name="model"))
+    out = tmp_path / "out.jelly"
+    proc = run_jelly("transcode", tmp_path / "in.jelly", out, "--options-from", model)
+    assert proc.returncode == 0, proc.stderr
+    got = jelly.read_options(out)
+    assert (got.max_name_table_size, got.stream_name) == (128, "model")
+    assert list(jelly.parse(out, strict=True)) == statements
+    proc = run_jelly("transcode", tmp_path / "in.jelly", out, "--options-from", model,
+                     "--preset", "big")
+    assert proc.returncode == 1 and b"cannot be combined" in proc.stderr
+
+
 def test_cli_transcode_stdin_stdout_and_refusal(tmp_path):
     statements, data = _stream(n=12)
     proc = run_jelly("transcode", "-", "-", "--max-prefix-table-size", "0", stdin=data)
