@@ -276,8 +276,15 @@ def validate(source: Input, *, compare_to: Input | None = None,
     :class:`jelly.convert.FrameRange` or its text) compares only those frames."""
     from .convert import FrameRange
     if compare_to is None and (ordered or frames is not None):
-        raise JellyError("ordered and frames say how to compare: give compare_to "
-                         "(--compare-to) too")
+        given = " and ".join(n for n, v in (("ordered", ordered), ("frames", frames is not None))
+                             if v)
+        raise JellyError(f"{given} say{'s' if ' ' not in given else ''} how to compare: give "
+                         f"compare_to (--compare-to) too")
+    stdin = [n for n, v in (("the stream", source), ("the reference", compare_to),
+                            ("the options file", options_file)) if _is_stdin(v)]
+    if len(stdin) > 1:
+        raise JellyError(f"{' and '.join(stdin)} cannot share stdin ('-'): one reading "
+                         f"would take the other's bytes")
     if isinstance(frames, str):
         frames = FrameRange.parse(frames, "--frames")
     expected_options = _options_of(options_file) if options_file is not None else None
@@ -321,6 +328,10 @@ def validate(source: Input, *, compare_to: Input | None = None,
             raise JellyError(f"the statements differ from {_name(compare_to)}: {difference}")
         result.compared = len(collected)
     return result
+
+
+def _is_stdin(source: object) -> bool:
+    return isinstance(source, (str, os.PathLike)) and os.fspath(source) == "-"
 
 
 def _name(source: object) -> str:

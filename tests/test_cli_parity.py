@@ -297,6 +297,10 @@ def test_compare_to(tmp_path):
     (tmp_path / "ref.txt").write_bytes(SENSORS.read_bytes())
     ok("validate", tmp_path / "s.jelly", "--compare-to", tmp_path / "ref.txt",
        "--compare-format", "nt")
+    # stdin cannot be read twice: refused, not split between the two readings
+    fails("validate", "-", "--compare-to", "-", stdin=(tmp_path / "s.jelly").read_bytes(),
+          match="the stream and the reference cannot share stdin")
+    fails("validate", tmp_path / "s.jelly", "--ordered", match="error: ordered says how")
     fails("validate", tmp_path / "s.jelly", "--compare-to", tmp_path / "nope.nt",
           match="cannot open")
 
