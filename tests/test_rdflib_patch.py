@@ -319,6 +319,62 @@ def test_a_graph_records_only_its_own_statements():
                               TX_COMMIT]
 
 
+class _FailingSink:
+    """A sink whose ``fail_at``-th write raises (a full disk, a lost connection)."""
+
+    def __init__(self, fail_at):
+        self.fail_at, self.written, self.calls = fail_at, [], 0
+
+    def write(self, op):
+        self.calls += 1
+        if self.calls == self.fail_at:
+            raise OSError("the connection is gone")
+        self.written.append(op)
+
+
+@pytest.mark.parametrize("fail_at", [1, 2, 3, 4])
+@pytest.mark.parametrize("change", ["remove", "add"])
+def test_a_sink_that_fails_leaves_the_graph_as_before(fail_at, change):
+    """The rollback of the block undoes every change of it, the ones the sink never got too:
+    undos were kept only for the operations written, so a failing sink left the graph without
+    the removed statements (and a replica never heard of it)."""
+    g = Graph()
+    for i in range(3):
+        g.add((EX.s, EX.p, EX[f"o{i}"]))
+    before = set(g)
+    sink = _FailingSink(fail_at)
+    with pytest.raises(OSError):
+        with record(g, sink=sink):
+            if change == "remove":
+                g.remove((EX.s, EX.p, None))
+            else:
+                for i in range(3):
+                    g.add((EX.t, EX.p, EX[f"o{i}"]))
+    assert set(g) == before
+    # what the sink got applies to a replica as nothing: an open transaction, or aborted
+    replica = Graph()
+    for t in before:
+        replica.add(t)
+    ops = sink.written + ([TX_ABORT] if sink.written and sink.written[-1] != TX_ABORT else [])
+    apply_patch(replica, ops)
+    assert set(replica) == before
+
+
+def test_recorders_stop_in_the_reverse_order_they_started():
+    g = Graph()
+    a, b = [], []
+    outer = ChangeRecorder(g, a.append, transaction=False).start()
+    inner = ChangeRecorder(g, b.append, transaction=False).start()
+    with pytest.raises(jelly.JellyError, match="stop it first"):
+        outer.stop()
+    g.add((EX.s, EX.p, EX.o))                           # both still record
+    inner.stop()
+    outer.stop()
+    g.add((EX.t, EX.p, EX.o))                           # neither records
+    assert a == b == [Add(J(EX.s), J(EX.p), J(EX.o))]
+    assert "add" not in vars(g.store)
+
+
 def test_recorder_without_with_nesting_and_sinks():
     g = Graph()
     calls = []

@@ -347,9 +347,16 @@ class ChangeRecorder:
         self._emit(END_OF_PATCH)
 
     def stop(self) -> None:
-        """Stop recording (a transaction still open is committed)."""
+        """Stop recording (a transaction still open is committed).  Recorders of one graph
+        nest: the one started last stops first."""
         if not self._recording:
             return
+        store = vars(self._store)
+        if any(store.get(name) != getattr(self, "_" + name.lower()) for name in _WRAPPED):
+            # Another recorder wraps this one: restoring now would take its wrappers away
+            # (it would miss changes) and later put this one's back (recording for ever).
+            raise JellyError("another recorder of this graph started after this one and is "
+                             "still recording: stop it first (recorders nest)")
         self.commit()
         self._restore()
         self._recording = False
@@ -365,12 +372,20 @@ class ChangeRecorder:
     # -- recording -----------------------------------------------------------------------
 
     def _record(self, op: PatchOp, undo: Callable[[], None]) -> None:
+        self._record_all([(op, undo)])
+
+    def _record_all(self, changes: list[tuple[PatchOp, Callable[[], None]]]) -> None:
+        """Write the operations of changes already made to the graph.  Their undos are kept
+        first: if the sink fails (a full disk, a lost connection), the rollback of the block
+        undoes every change, the ones not written too, and the graph stays what a replica
+        applying the stream gets."""
         if self.transaction:
+            self._undo.extend(undo for _, undo in changes)
             if not self._open:
                 self._emit(TX_START)
-                self._open = True
-            self._undo.append(undo)
-        self._emit(op)
+                self._open = True           # only once written: else TA would have no TX
+        for op, _ in changes:
+            self._emit(op)
 
     def _graph_of(self, context: Any) -> Any:
         """The jelly graph of a store context; None: not this graph's (a plain Graph's
@@ -423,8 +438,8 @@ class ChangeRecorder:
                     gone.append((triple, ctx, self._statement(Delete, triple, g)))
         remove(pattern, context)
         add = self._originals["add"]
-        for triple, ctx, op in gone:
-            self._record(op, lambda t=triple, c=ctx: add(t, c, False))
+        self._record_all([(op, lambda t=triple, c=ctx: add(t, c, False))
+                          for triple, ctx, op in gone])
 
     def _bind(self, prefix: str, namespace: Any, override: bool = True) -> None:
         bind = self._originals["bind"]
