@@ -26,6 +26,7 @@ from oracle import wire
 
 EX = "http://example.org/"
 XSD = "http://www.w3.org/2001/XMLSchema#"
+RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
 PHYSICAL = ["triples", "quads", "graphs"]
 
 
@@ -146,6 +147,14 @@ def test_read_statements_nt(spark, files, physical):
         assert all(r[3] is None for r in rows)
     else:
         assert {r[3] for r in rows} >= {None, f"<{EX}g1>", "_:gb"}
+
+
+def test_a_user_schema_may_relax_nullability(spark, files):
+    """The reader accepted it, then built its batches for its own schema, which Spark
+    refused in every task (DATA_SOURCE_RETURN_SCHEMA_MISMATCH)."""
+    df = spark.read.format("jelly").schema("s string, p string, o string, g string") \
+        .load(files["quads"])
+    assert [spo(r) for r in df.collect()] == core_rows(files["quads"])
 
 
 @pytest.mark.parametrize("physical", PHYSICAL)
@@ -660,6 +669,15 @@ def test_struct_terms_without_spark():
         _arrow.TermConverter().column(pa.array([{"kind": "iry", "value": "x"}]))
     with pytest.raises(jelly.JellyEncodeError, match="not an N-Triples term"):
         _arrow.TermConverter().column(pa.array(["<a> <b>"]))
+    # struct terms meet the rules N-Triples strings meet: written, they read back as text
+    for bad, words in [({"kind": "literal", "value": "x", "language": "not a tag!"}, "@not"),
+                       ({"kind": "iri", "value": "rel"}, "relative IRI"),
+                       ({"kind": "iri", "value": "http://s 1>"}, "space"),
+                       ({"kind": "literal", "value": "x", "datatype": "dt"}, "relative IRI"),
+                       ({"kind": "literal", "value": "x",
+                         "datatype": RDF + "langString"}, "needs a language tag")]:
+        with pytest.raises(jelly.JellyEncodeError, match=words):
+            _arrow.TermConverter().column(pa.array([bad]), "o")
 
 
 def test_options_without_spark():

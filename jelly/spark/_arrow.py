@@ -239,6 +239,16 @@ class TermConverter:
             terms.append(term)
         return _gather(terms, encoded.indices)
 
+    def _checked(self, text: str, what: str):
+        """The term of the N-Triples ``text`` built from a struct's IRI or language tag: the
+        rules N-Triples strings meet (an absolute IRI without spaces or ``<>``, a language
+        tag), so that what is written reads back as N-Triples too."""
+        try:
+            return self._parse(text)
+        except ValueError as exc:
+            raise JellyEncodeError(f"{what} struct {text!r} is not valid N-Triples: "
+                                   f"{exc}") from None
+
     def _structs(self, arr: pa.StructArray, what: str) -> list:
         names = arr.type.names
         if "kind" not in names or "value" not in names:
@@ -273,10 +283,15 @@ class TermConverter:
         if value is None:
             raise JellyEncodeError(f"{what} struct of kind {kind!r} has no value")
         if kind == KIND_IRI:
-            return IRI(value)
+            return self._checked(f"<{value}>", what)
         if kind == KIND_LITERAL:
-            return Literal(value, language=language or None,
-                           datatype=IRI(datatype) if datatype and not language else None)
+            # Checked as N-Triples checks them: what is written reads back as N-Triples.
+            lang = self._checked(f'""@{language}', what).language if language else None
+            dt = self._checked(f"<{datatype}>", what) if datatype and not lang else None
+            try:
+                return Literal(value, language=lang, datatype=dt)
+            except ValueError as exc:       # rdf:langString without a language
+                raise JellyEncodeError(f"{what} literal {value!r}: {exc}") from None
         if kind == KIND_BNODE:
             return BlankNode(value)
         if kind == KIND_TRIPLE:

@@ -149,7 +149,8 @@ class JellyDataSource(DataSource):
                 f"the jelly data source gives the schema {expected.simpleString()} for these "
                 f"options, not {schema.simpleString()}")
         reader = FilteringJellyReader if opts.filter_pushdown else JellyReader
-        return reader(_paths_option(self.options), opts, expected)
+        # Spark checks the batches against the schema it asked for (nullability included).
+        return reader(_paths_option(self.options), opts, schema)
 
     def writer(self, schema: StructType, overwrite: bool) -> "JellyWriter":
         return JellyWriter(_paths_option(self.options), WriteOptions(self.options), schema,
