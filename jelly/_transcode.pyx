@@ -391,7 +391,7 @@ cdef class FrameRewriter:
         # any depth its input decoders accepted (their limits are at most MAX_QUOTED_DEPTH)
         self.enc = _WireEncoder(o, max_quoted_depth=MAX_QUOTED_DEPTH)
         if self.segment_size:
-            self.enc.reset_state()      # the first segment starts afresh too (as Writer's)
+            self.enc.start_segment()    # the first segment is self-contained too (as Writer's)
         if self.continuing:
             self.enc.options_written = True
             self.enc.reset_state()
@@ -439,8 +439,7 @@ cdef class FrameRewriter:
             int(input_options.physical_type) != PT_GRAPHS or not in_graph)
         out = enc.take_frame(frame.metadata or None, close, delimited)
         if segment:
-            enc.reset_state()
-            enc.options_written = False
+            enc.start_segment()
             self.segment_start = enc.statements
         self.frames_written += 1
         return out
