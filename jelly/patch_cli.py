@@ -95,14 +95,12 @@ def _open_patch(path: str, name: str | None, syntax: str | None = None,
     with open_input(path) as stream:
         head, stream = peek(stream, 64)
         told = formats.sniff(head)
-        if fmt is None and told is formats.JELLY:
-            fmt = formats.JELLY_PATCH       # refused below, not read as text
+        if told is formats.JELLY and fmt in (None, formats.JELLY_PATCH):
+            which = "stdin" if _is_std(path) else repr(path)
+            raise JellyError(f"{which} is a Jelly-RDF stream, not Jelly-Patch (read it with "
+                             f"jelly convert)")
         if fmt is None:
             fmt = told if told is formats.JELLY_PATCH else formats.RDF_PATCH
-        if fmt is formats.JELLY_PATCH and told is formats.JELLY:
-            name = "stdin" if _is_std(path) else repr(path)
-            raise JellyError(f"{name} is a Jelly-RDF stream, not Jelly-Patch (read it with "
-                             f"jelly convert)")
         if fmt is formats.JELLY_PATCH:
             with patch.PatchReader(stream, strict=strict) as reader:
                 yield _Input(fmt, iter(reader), reader)
