@@ -37,7 +37,7 @@ from ._ntformat import NQuadsWriter, NTriplesTerms
 from ._ntriples import MESSAGE, SYNTAXES, UntilMessage, parse_nquads
 from ._terms import BlankNode, Triple
 from .errors import JellyError
-from .io import HEAD_SIZE, FrameReader, open_input, open_output, peek
+from .io import HEAD_SIZE, FrameReader, is_stdio, open_input, open_output, peek
 from .options import (DEFAULT_LIMITS, PhysicalStreamType, ReaderLimits, StreamOptions,
                       is_grouped, make_options)
 from .reader import Reader
@@ -599,7 +599,7 @@ def convert(source: Input, destination: Output, *,
     if segment_size is not None and segment_size < 1:
         raise JellyError(f"segment_size must be at least 1 (None: no segments), not "
                          f"{segment_size}")
-    to_stdout = isinstance(destination, (str, os.PathLike)) and os.fspath(destination) == "-"
+    to_stdout = is_stdio(destination)
     from . import parallel
     reshaped = bool(migrate or combine or merge_graphs)
     # A plain file converted as it is may be converted in parts (jelly.parallel).

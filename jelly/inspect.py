@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from . import formats as _formats
 from ._decoder import ROW_KINDS
 from .errors import JellyError
+from .io import is_stdio
 from .options import LogicalStreamType, PhysicalStreamType, StreamOptions
 from .reader import Reader
 
@@ -281,7 +282,7 @@ def validate(source: Input, *, compare_to: Input | None = None,
         raise JellyError(f"{given} say{'s' if ' ' not in given else ''} how to compare: give "
                          f"compare_to (--compare-to) too")
     stdin = [n for n, v in (("the stream", source), ("the reference", compare_to),
-                            ("the options file", options_file)) if _is_stdin(v)]
+                            ("the options file", options_file)) if is_stdio(v)]
     if len(stdin) > 1:
         raise JellyError(f"{' and '.join(stdin)} cannot share stdin ('-'): one reading "
                          f"would take the other's bytes")
@@ -328,10 +329,6 @@ def validate(source: Input, *, compare_to: Input | None = None,
             raise JellyError(f"the statements differ from {_name(compare_to)}: {difference}")
         result.compared = len(collected)
     return result
-
-
-def _is_stdin(source: object) -> bool:
-    return isinstance(source, (str, os.PathLike)) and os.fspath(source) == "-"
 
 
 def _name(source: object) -> str:

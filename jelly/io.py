@@ -253,7 +253,7 @@ def open_input(source: Input, *, decompress: bool = True) -> Iterator[BinaryRead
     with contextlib.ExitStack() as stack:
         if isinstance(source, (bytes, bytearray, memoryview)):
             stream: BinaryReader = io.BytesIO(source)
-        elif isinstance(source, (str, os.PathLike)) and os.fspath(source) == "-":
+        elif is_stdio(source):
             stream = sys.stdin.buffer
         elif isinstance(source, (str, os.PathLike)):
             try:
@@ -326,6 +326,11 @@ def _mode(path: str) -> int | None:
         return None
 
 
+def is_stdio(source: object) -> bool:
+    """Whether ``source`` names stdin or stdout: the path ``"-"``."""
+    return isinstance(source, (str, os.PathLike)) and os.fspath(source) == "-"
+
+
 @contextlib.contextmanager
 def open_output(target: Output, *, compress: str | None = None) -> Iterator[BinaryWriter]:
     """A binary stream to ``target``: a path (written atomically: see the module docstring),
@@ -333,7 +338,7 @@ def open_output(target: Output, *, compress: str | None = None) -> Iterator[Bina
     compresses; by default a path ending in ``.gz`` or ``.zst`` does."""
     with contextlib.ExitStack() as stack:
         atomic = None
-        if isinstance(target, (str, os.PathLike)) and os.fspath(target) == "-":
+        if is_stdio(target):
             stream: IO[bytes] = sys.stdout.buffer
         elif isinstance(target, (str, os.PathLike)):
             path = os.fspath(target)

@@ -40,7 +40,7 @@ from ._decoder import Decoder, Frame
 from ._framing import detect_delimited, segment_starts
 from ._streaming import delimit
 from .errors import JellyError, RdfSyntaxError
-from .io import FrameReader, compression
+from .io import FrameReader, compression, is_stdio
 from .options import DEFAULT_LIMITS, PhysicalStreamType, ReaderLimits, StreamOptions
 
 # multiprocessing is imported where workers start: a conversion in one process (most of them)
@@ -887,7 +887,7 @@ AUTO_JOBS_BYTES = {"jelly": 8 << 20, "text": 16 << 20}
 def splittable_path(source: object) -> str | None:
     """The path of ``source`` if it is a plain file (not stdin, not compressed): only those
     are read in parts."""
-    if not isinstance(source, (str, os.PathLike)) or os.fspath(source) == "-":
+    if not isinstance(source, (str, os.PathLike)) or is_stdio(source):
         return None
     path = os.fspath(source)
     try:

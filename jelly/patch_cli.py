@@ -21,14 +21,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import os
 import sys
 from typing import Any, Iterator
 
 from . import formats
 from ._patchops import PatchOp
 from .errors import JellyError
-from .io import open_input, peek
+from .io import is_stdio, open_input, peek
 from .options import _preset_sizes
 from .patchdata import OPERATION_NAMES, PatchChecker, apply_operations, diff, read_dataset, \
     write_dataset
@@ -44,15 +43,11 @@ _WRITER_FIELDS = ("stream_type", "statement_type", "preset", "max_name_table_siz
 
 # -------------------------------------------------------------------------- formats and I/O
 
-def _is_std(path: object) -> bool:
-    return isinstance(path, (str, os.PathLike)) and os.fspath(path) == "-"
-
-
 def _input_format(name: str | None, path: str) -> formats.RdfFormat | None:
     """The patch format named or told by the extension; None: tell it by the content."""
     if name:
         return formats.get(name, formats.PATCH, "input")
-    if _is_std(path):
+    if is_stdio(path):
         return None
     fmt = formats.for_path(path, formats.PATCH)
     if fmt is None:
@@ -64,7 +59,7 @@ def _input_format(name: str | None, path: str) -> formats.RdfFormat | None:
 def _output_format(name: str | None, path: str) -> formats.RdfFormat:
     if name:
         return formats.get(name, formats.PATCH, "output")
-    if _is_std(path):
+    if is_stdio(path):
         return formats.RDF_PATCH
     fmt = formats.for_path(path, formats.PATCH)
     if fmt is None:
@@ -96,7 +91,7 @@ def _open_patch(path: str, name: str | None, syntax: str | None = None,
         head, stream = peek(stream, 64)
         told = formats.sniff(head)
         if told is formats.JELLY and fmt in (None, formats.JELLY_PATCH):
-            which = "stdin" if _is_std(path) else repr(path)
+            which = "stdin" if is_stdio(path) else repr(path)
             raise JellyError(f"{which} is a Jelly-RDF stream, not Jelly-Patch (read it with "
                              f"jelly convert)")
         if fmt is None:

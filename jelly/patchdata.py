@@ -275,11 +275,11 @@ def write_dataset(data: Dataset, destination: Output, *, format: str | None = No
     extension; stdout: N-Quads); a path is replaced only when the whole write succeeded."""
     from . import formats
     from .convert import TextFrame, _check_output, _format, open_sink, write_frames
-    from .io import open_output
+    from .io import is_stdio, open_output
     fmt = _format(format, destination, "output", formats.RDF)
     if fmt is None:                     # stdout, as `jelly patch` writes a patch: text
         fmt = formats.NQUADS
-    _check_output(fmt, isinstance(destination, str) and destination == "-")
+    _check_output(fmt, is_stdio(destination))
     frame = TextFrame(list(data), list(data.namespaces.items()))
     with open_output(destination) as out:
         sink = open_sink(out, fmt, _Held(data.quads), syntax=syntax)  # type: ignore[arg-type]

@@ -343,10 +343,10 @@ def cmd_subscribe(args: argparse.Namespace) -> int:
     out_fmt = _format(args.to_format, args.output, "output", formats.RDF)
     if out_fmt is None:             # stdout: N-Quads, as jelly convert writes Jelly there
         out_fmt = stdout_format(formats.JELLY)
-    _check_output(out_fmt, args.output == "-")
+    to_stdout = args.output == "-"
+    _check_output(out_fmt, to_stdout)
     if args.limit_frames is not None and args.limit_frames < 1:
         raise JellyError("--limit-frames must be at least 1")
-    to_stdout = args.output == "-"
     jelly_out = out_fmt.name == "jelly"
     progress = _Progress("received", args.quiet)
     client = _client(args)
