@@ -393,23 +393,22 @@ def _worker_main(conn: Any, inherited: list[int], fd_out: int | None,
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if inherited:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
+    said: tuple[Any, ...] = ("done",)      # every output placed is written
     try:
         lost = _serve(conn, fd_out, run)
-        if lost is None:
-            conn.send(("done",))            # every output placed is written
-        else:
-            conn.send(("lost", lost))       # raised at once by the main process
+        if lost is not None:
+            said = ("lost", lost)           # raised at once by the main process
+    except (EOFError, OSError):             # the main process is gone: nobody to tell
+        return
+    except BaseException as exc:            # Ctrl-C while waiting (the main process has it
+        said = ("error", exc)               # too): said as a task's error, no traceback
+    try:
+        conn.send(said)
+        if said[0] != "done":
             for _ in iter(conn.recv, None):     # until the main process lets go
                 pass
-    except (EOFError, OSError):             # the main process is gone: nobody to tell
+    except BaseException:                   # gone, or interrupted again: nothing to add
         pass
-    except BaseException as exc:            # Ctrl-C while waiting (the main process has it
-        try:                                # too): said as a task's error, no traceback
-            conn.send(("error", exc))
-            for _ in iter(conn.recv, None):
-                pass
-        except BaseException:
-            pass
 
 
 def _serve(conn: Any, fd_out: int | None,
@@ -427,16 +426,12 @@ def _serve(conn: Any, fd_out: int | None,
                 else:
                     assert fd_out is not None
                     _write_at(fd_out, msg, output.chunks)
-            except (EOFError, BrokenPipeError):
-                raise
-            except BaseException as exc:    # a full disk
-                return exc
+            except BaseException as exc:    # a full disk (or the main process gone: then
+                return exc                  # telling it fails too)
         elif not failed:
             output = _Output()
             try:
                 said = run(msg, output)
-            except (EOFError, BrokenPipeError):
-                raise
             except BaseException as exc:    # the main process raises it
                 # A task's error is its report, raised in task order (as reading in order
                 # would); the outputs of the tasks before it are still placed (the text
