@@ -326,6 +326,12 @@ def _mode(path: str) -> int | None:
         return None
 
 
+def compression_of_name(path: str) -> str | None:
+    """The compression a path's name asks for: ``"gzip"`` (``.gz``), ``"zstd"`` (``.zst``)."""
+    name = path.lower()
+    return "gzip" if name.endswith(".gz") else "zstd" if name.endswith(".zst") else None
+
+
 def is_stdio(source: object) -> bool:
     """Whether ``source`` names stdin or stdout: the path ``"-"``."""
     return isinstance(source, (str, os.PathLike)) and os.fspath(source) == "-"
@@ -357,10 +363,8 @@ def open_output(target: Output, *, compress: str | None = None) -> Iterator[Bina
                     stream = atomic
             except OSError as exc:
                 raise JellyError(f"cannot write {path!r}: {exc.strerror or exc}") from None
-            if compress is None and path.lower().endswith(".gz"):
-                compress = "gzip"
-            elif compress is None and path.lower().endswith(".zst"):
-                compress = "zstd"
+            if compress is None:
+                compress = compression_of_name(path)
         elif hasattr(target, "write"):
             if _is_text(target):
                 raise JellyError("this output is binary: pass a binary stream (opened with "

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gzip
 import os
 import shutil
 import tempfile
@@ -11,6 +10,7 @@ from typing import Any, BinaryIO, Callable
 from rdflib.serializer import Serializer
 
 from ..errors import JellyError
+from ..io import compression_of_name, open_output
 from ._compat import NOT_GRAPH_SERIALIZE, serialize_call
 from .streams import serialize
 
@@ -54,17 +54,14 @@ def write_destination(stream: BinaryIO, destination: Any,
 
     For a path, rdflib has opened and emptied the file before the serializer runs: the output
     is held (in memory, on disk past 64 MiB) and copied in only when whole, so a failure
-    leaves the file empty instead of a shorter stream that reads as complete; a ``.gz`` path
-    is gzip-compressed, as everywhere else in jelly.  Prefer :func:`jelly.rdflib.serialize`
-    with a path, which keeps the old file on failure."""
+    leaves the file empty instead of a shorter stream that reads as complete; a ``.gz`` or
+    ``.zst`` path is compressed, as everywhere else in jelly.  Prefer
+    :func:`jelly.rdflib.serialize` with a path, which keeps the old file on failure."""
     if not isinstance(destination, (str, os.PathLike)):
         write(stream)
         return
     with tempfile.SpooledTemporaryFile(max_size=64 << 20) as held:
-        if os.fspath(destination).lower().endswith(".gz"):
-            with gzip.GzipFile(fileobj=held, mode="wb", mtime=0) as packed:
-                write(packed)                                   # type: ignore[arg-type]
-        else:
-            write(held)                                         # type: ignore[arg-type]
+        with open_output(held, compress=compression_of_name(os.fspath(destination))) as out:
+            write(out)                                          # type: ignore[arg-type]
         held.seek(0)
         shutil.copyfileobj(held, stream, 1 << 20)
