@@ -25,6 +25,15 @@ def parse_lines(read: Callable[[int], Any], parser: LineParser, chunk_size: int,
                 reader: str) -> Iterator[Any]: ...
 
 @final
+class ScopedBlankNodes:
+    """The statements with ``prefix`` before every blank node label (in quoted triples too):
+    one RDF message's labels, made distinct from every other message's."""
+
+    def __init__(self, statements: Iterable[Any], prefix: str) -> None: ...
+    def __iter__(self) -> Self: ...
+    def __next__(self) -> Any: ...
+
+@final
 class UntilMessage:
     """The statements of a parse (an iterator of statements and ``MESSAGE`` items) up to the
     next ``MESSAGE`` or the end: one RDF message of a message log.  Afterwards ``delimited``

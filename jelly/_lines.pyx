@@ -8,10 +8,11 @@ statements at."""
 cimport cython
 from cpython.bytearray cimport PyByteArray_AS_STRING, PyByteArray_GET_SIZE
 
+from ._terms cimport BlankNode, Triple, make_bnode, make_triple
 from .errors import JellyDecodeError, RdfSyntaxError
 from .io import READ_ERRORS
 
-__all__ = ["MESSAGE", "UntilMessage", "line_blocks", "parse_lines"]
+__all__ = ["MESSAGE", "UntilMessage", "ScopedBlankNodes", "line_blocks", "parse_lines"]
 
 
 @cython.final
@@ -171,3 +172,36 @@ cdef class UntilMessage:
             self.delimited = True
             raise StopIteration
         return item
+
+
+@cython.final
+cdef class ScopedBlankNodes:
+    """The statements of ``statements`` with ``prefix`` before every blank node label (in
+    quoted triples too): one RDF message's labels, which name nodes of that message only,
+    made distinct from every other message's.  Statements without a blank node pass as they
+    are; no Python frame per statement."""
+
+    cdef object _it
+    cdef str _prefix
+
+    def __init__(self, statements, str prefix):
+        self._it = iter(statements)
+        self._prefix = prefix
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        st = next(self._it)
+        for t in st:
+            if type(t) is BlankNode or type(t) is Triple:
+                return tuple([self._term(x) for x in st])
+        return st
+
+    cdef object _term(self, object t):
+        if type(t) is BlankNode:
+            return make_bnode(self._prefix + (<BlankNode>t).value)
+        if type(t) is Triple:
+            return make_triple(self._term((<Triple>t).s), self._term((<Triple>t).p),
+                               self._term((<Triple>t).o))
+        return t

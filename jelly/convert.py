@@ -34,8 +34,8 @@ from typing import TYPE_CHECKING, Any, Callable, ContextManager, Iterable, Itera
 from . import formats as _formats
 from ._decoder import Frame
 from ._ntformat import NQuadsWriter, NTriplesTerms
+from ._lines import ScopedBlankNodes
 from ._ntriples import MESSAGE, SYNTAXES, UntilMessage, parse_nquads
-from ._terms import BlankNode, Triple
 from .errors import JellyError
 from .io import HEAD_SIZE, FrameReader, is_stdio, open_input, open_output, peek
 from .options import (DEFAULT_LIMITS, PhysicalStreamType, ReaderLimits, StreamOptions,
@@ -204,29 +204,6 @@ class JellySink:
 
 # ------------------------------------------------------------------ N-Triples / N-Quads
 
-def _scoped_term(term: Any, prefix: str) -> Any:
-    if type(term) is BlankNode:
-        return BlankNode(prefix + term.value)
-    if type(term) is Triple:
-        return Triple(_scoped_term(term.s, prefix), _scoped_term(term.p, prefix),
-                      _scoped_term(term.o, prefix))
-    return term
-
-
-def _scoped(statements: Iterable[Any], prefix: str) -> Iterator[Any]:
-    """The statements of one message with ``prefix`` before every blank node label: a label
-    used in two messages of a log names two blank nodes (each message is a document of its
-    own), and so do the labels written, for readers that scope labels per stream.  Every
-    label is renamed, so that the names cannot meet one of another message."""
-    for st in statements:
-        for term in st:
-            if type(term) is BlankNode or type(term) is Triple:
-                yield tuple([_scoped_term(t, prefix) for t in st])
-                break
-        else:
-            yield st
-
-
 class NQuadsSource:
     """Statements of N-Triples / N-Quads text.  Lines ``# @message`` delimit RDF messages: a
     document with one among its first ``rows_per_frame`` statements is a message log (each
@@ -259,7 +236,9 @@ class NQuadsSource:
         index = 0
         for frame, message in self._frames():
             if message:     # a message's blank nodes are its own (RDF Messages, section 2)
-                frame.statements = _scoped(frame.statements, f"m{index}_")
+                # Every label renamed, so that the names cannot meet another message's, and
+                # stay apart for readers that scope labels per stream.
+                frame.statements = ScopedBlankNodes(frame.statements, f"m{index}_")
                 index += 1
             yield frame, message
 
