@@ -660,8 +660,12 @@ def test_an_error_in_a_later_chunk_ends_a_conversion_to_a_pipe(tmp_path, where):
     two = helpers.run_jelly("convert", src, "-", "--to", "jelly", "--jobs", "2", timeout=120)
     assert one.returncode == two.returncode == 1
     assert two.stderr == one.stderr and f"line {bad + 1}".encode() in two.stderr
-    # what was written before the error is whole frames of the same statements
-    assert sequential(two.stdout) == sequential(one.stdout)[:len(sequential(two.stdout))]
+    # what was written before the error is whole frames of the same statements: with the
+    # error in the last chunk, the chunks before it
+    written = sequential(two.stdout)
+    assert written == sequential(one.stdout)[:len(written)]
+    if where == "in the last chunk":
+        assert len(written) > n // 2
 
 
 def test_jobs_need_a_plain_file(tmp_path):
