@@ -18,3 +18,9 @@ class WireReader:
     failed: JellyError | None
 
     def __init__(self) -> None: ...
+
+
+def hold_heap(reserve: int) -> bool:
+    """Make this process keep the memory it frees and take the next ``reserve`` bytes of its
+    heap in huge pages (Linux with glibc; elsewhere nothing is done): for the worker processes
+    of :mod:`jelly.parallel`.  True if huge pages were asked for."""

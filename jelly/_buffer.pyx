@@ -74,6 +74,62 @@ cdef int utf8_encoded(str s, const char** out, Py_ssize_t* n) except -1:
     return 0
 
 
+# ------------------------------------------------------------------------- worker memory
+
+cdef extern from *:
+    """
+    #if defined(__linux__) && defined(__GLIBC__)
+    #include <malloc.h>
+    #include <stdint.h>
+    #include <sys/mman.h>
+    #include <unistd.h>
+    static int jelly_hold_heap(size_t reserve) {
+        void *before, *p, *top;
+        uintptr_t start;
+        size_t probe = (size_t)16 << 20;
+        int advised = 0;
+        /* Every block from the heap (up to glibc's most, 32 MiB), never given back: a block
+           freed is used again without a page fault. */
+        mallopt(M_MMAP_THRESHOLD, 32 << 20);
+        mallopt(M_TRIM_THRESHOLD, 1 << 30);
+        if (reserve > (1u << 30))
+            reserve = (size_t)1 << 30;
+        mallopt(M_TOP_PAD, (int)reserve);
+        /* Grow the heap now (a block larger than its free top: by the block and the pad)
+           and ask for huge pages in what it grew by. */
+        before = sbrk(0);
+        p = malloc(probe);
+        if (p == NULL)
+            return 0;
+        top = sbrk(0);
+    #ifdef MADV_HUGEPAGE
+        start = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
+        if (before != (void *)-1 && top != (void *)-1 && top > before
+                && (uintptr_t)top > start && (uintptr_t)top - start <= probe + reserve)
+            advised = madvise((void *)start, (uintptr_t)top - start, MADV_HUGEPAGE) == 0;
+    #endif
+        free(p);
+        return advised;
+    }
+    #else
+    static int jelly_hold_heap(size_t reserve) { (void)reserve; return 0; }
+    #endif
+    """
+    int jelly_hold_heap(size_t reserve) nogil
+
+
+def hold_heap(size_t reserve):
+    """Make this process keep the memory it frees and take the next ``reserve`` bytes of its
+    heap in huge pages, where the system allows it (Linux with glibc; elsewhere nothing is
+    done).  True if huge pages were asked for.
+
+    For a worker process of a parallel conversion (:mod:`jelly.parallel`): it holds each part's
+    output until its place is known, and a forked process takes every page of that memory
+    with a page fault, first touched: two workers took 33,000 of them for 260 MB of N-Triples,
+    where one process reusing its memory took 1,700, and spent a tenth of their time there."""
+    return bool(jelly_hold_heap(reserve))
+
+
 # ---------------------------------------------------------------------------------- reading
 
 cdef class WireReader:

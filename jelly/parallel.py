@@ -36,6 +36,7 @@ import signal
 import stat
 from typing import TYPE_CHECKING, Any, Callable, Iterator, cast
 
+from ._buffer import hold_heap
 from ._decoder import Decoder, Frame
 from ._framing import detect_delimited, segment_starts
 from ._streaming import delimit
@@ -103,12 +104,15 @@ def scan(read_at: Callable[[int, int], Any], size: int,
     return (starts, index) if pos == size else None
 
 
-def plan(found: Scan, size: int, part_size: int) -> list[Part]:
+def plan(found: Scan, size: int, part_size: int, *, nearest: bool = False) -> list[Part]:
     """The parts of a file of ``size`` bytes with the segment starts ``found`` (:func:`scan`)
     for pieces of ``part_size`` bytes: the segments that start in the same piece form a part,
     the way Spark cuts a text file into splits and gives each line to the split it starts in.
-    A file with a frame that may start a stream in another form than a plain segment start is
-    one part."""
+    With ``nearest``, a part starts at the segment start nearest to each piece's start
+    instead: segments about as large as the pieces then make a part each, where a segment
+    ending just before a piece's end would share its part with the next one (a part twice
+    the others' size that two workers of a conversion wait on).  A file with a frame that
+    may start a stream in another form than a plain segment start is one part."""
     starts, frames = found
     if any(options is None for _, _, options in starts):
         return [Part(0, size, 0, frames)]
@@ -116,9 +120,11 @@ def plan(found: Scan, size: int, part_size: int) -> list[Part]:
     parts: list[Part] = []
     first = Part(0, size, 0, frames)
     previous = None
+    shift = part_size // 2 if nearest else 0
     for offset, frame, options in starts:
         assert options is not None
-        if previous is not None and offset // part_size > first.start // part_size:
+        if previous is not None and \
+                (offset + shift) // part_size > (first.start + shift) // part_size:
             parts.append(dataclasses.replace(first, end=offset, end_frame=frame))
             first = Part(offset, size, frame, frames, options, previous)
         previous = (offset, frame, options)
@@ -337,6 +343,9 @@ class _Output:
 PIECE_BYTES = 1 << 20
 #: The most buffers one ``pwritev`` takes (``IOV_MAX`` on Linux and macOS).
 _IOV_MAX = 1024
+#: The heap a worker grows at its start in huge pages and keeps (:func:`jelly._buffer.hold_heap`):
+#: room for the outputs it holds (a part's text is 3-8 times its bytes, up to 8 MiB of them).
+WORKER_HEAP = 64 << 20
 #: Tasks a worker is sent ahead of the one it runs: it goes on to the next while the output
 #: of the tasks before its own is not yet placed.
 TASKS_AHEAD = 1
@@ -388,6 +397,7 @@ def _worker_main(conn: Any, inherited: list[int], fd_out: int | None,
     a forked worker to close (see :class:`_Worker`)."""
     for fd in inherited:
         os.close(fd)
+    hold_heap(WORKER_HEAP)
     # terminate() ends a worker at once, whatever handler the program that forked it set (a
     # forked worker starts with SIGTERM blocked: see _Worker).
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -704,7 +714,8 @@ def convert_jelly_to_text(path: str, out: BinaryWriter, *, jobs: int, format: st
         found = scan(_blocks_at(src.fileno()), size, limits, 1 << 20)
         if found is None:
             return None
-        parts = plan(found, size, min(MAX_PART_BYTES, size // (jobs * PARTS_PER_JOB)))
+        parts = plan(found, size, min(MAX_PART_BYTES, size // (jobs * PARTS_PER_JOB)),
+                     nearest=True)
         if len(parts) < 2:
             return None
         sink = NQuadsSink(out, _DecodedToText(), format=format,      # type: ignore[arg-type]
