@@ -36,7 +36,8 @@ from ._jena import ROW_KINDS, decimal_lexical, double_lexical
 from ._jena_proto import ProtoDecoder, ProtoEncoder
 from ._jena_thrift import ThriftDecoder, ThriftEncoder
 from .errors import JellyDecodeError, JellyError
-from .io import CHUNK_SIZE, READ_ERRORS, Destination, in_place, open_input, read_some
+from .io import (CHUNK_SIZE, READ_ERRORS, Destination, compression_of_name, in_place, open_input,
+                 read_some)
 from .options import DEFAULT_LIMITS, ReaderLimits
 
 if TYPE_CHECKING:
@@ -62,8 +63,9 @@ def codec(format: str | None, source: object = None) -> str:
     if format is None:
         if isinstance(source, (str, os.PathLike)):
             name = os.fspath(source).lower()
-            if name.endswith(".gz"):
-                name = name[:-3]
+            compressed = compression_of_name(name)
+            if compressed is not None:      # data.rt.gz, data.rpb.zst
+                name = name[:name.rindex(".")]
             for suffix, value in _SUFFIXES.items():
                 if name.endswith(suffix):
                     return value

@@ -517,9 +517,12 @@ def test_large_rows_and_many_rows_stream(fmt):
 def test_formats_from_names_and_paths(tmp_path):
     statements = [(jelly.IRI("http://s"), jelly.IRI("http://p"), jelly.Literal("o"))]
     for name, fmt in (("a.rt", "thrift"), ("a.trdf", "thrift"), ("a.rpb", "protobuf"),
-                      ("a.pbrdf", "protobuf"), ("a.rt.gz", "thrift")):
+                      ("a.pbrdf", "protobuf"), ("a.rt.gz", "thrift"), ("a.rpb.zst", "protobuf"),
+                      ("A.RT.ZST", "thrift")):
         path = tmp_path / name
         J.serialize(statements, path)
+        magic = {".gz": b"\x1f\x8b", ".zst": b"\x28\xb5\x2f\xfd"}.get(path.suffix.lower())
+        assert magic is None or path.read_bytes().startswith(magic)   # compressed as named
         assert J.Reader(path).format == fmt
         assert list(J.parse(path)) == statements
         assert list(J.parse(path, format=fmt)) == statements
