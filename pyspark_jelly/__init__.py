@@ -1,7 +1,9 @@
 """Lets PySpark find the ``jelly`` data source without ``jelly.spark.register(spark)``.
 
-PySpark looks for installed top-level modules named ``pyspark_*`` that define ``DefaultSource``
-(a wheel install; editable installs are not found, so call ``jelly.spark.register(spark)``).
+PySpark registers the ``DefaultSource`` of every top-level module named ``pyspark_*`` it finds
+on ``sys.path``: a wheel install puts this one in ``site-packages``, an editable install puts
+the project root there (a static ``.pth`` file, see docs/spark.md).  Where it is not found,
+call ``jelly.spark.register(spark)``.
 """
 
 from jelly.spark.datasource import JellyDataSource as DefaultSource  # noqa: F401

@@ -454,14 +454,16 @@ def add_commands(sub: Any) -> None:
     _auth_options(serve, True)
     g = serve.add_argument_group("limits")
     g.add_argument("--max-queue-frames", type=int, default=1024, metavar="N",
-                   help="frames a subscriber may fall behind before it is dropped")
+                   help="frames a subscriber may fall behind before it is dropped "
+                        "(default 1024)")
     g.add_argument("--max-queue-bytes", type=_size, default=64 << 20, metavar="BYTES",
                    help="bytes a subscriber may fall behind before it is dropped (default 64M)")
     g.add_argument("--max-name-table-size", type=int, default=4096, metavar="N")
     g.add_argument("--max-prefix-table-size", type=int, default=1024, metavar="N")
     g.add_argument("--max-datatype-table-size", type=int, default=256, metavar="N")
     serve.add_argument("--max-workers", type=int, default=64, metavar="N",
-                       help="threads, i.e. calls served at once (not with --asyncio)")
+                       help="threads, i.e. calls served at once (not with --asyncio; "
+                            "default 64)")
     serve.add_argument("--asyncio", action="store_true", help="serve with grpc.aio")
     serve.add_argument("--keepalive", type=float, default=10.0, metavar="SECONDS",
                        help="ping idle connections this often (0: never; default 10)")
@@ -469,10 +471,12 @@ def add_commands(sub: Any) -> None:
                        help="a subscriber of a busy flat stream gets at most one message per "
                             "MS milliseconds, its frames merged (default 5; 0: no waiting)")
     serve.add_argument("--drop-grace", type=float, default=10.0, metavar="SECONDS",
-                       help="cancel a dropped subscriber that does not read after this long")
+                       help="cancel a dropped subscriber that does not read after this long "
+                            "(default 10)")
     serve.add_argument("--grace", type=float, default=5.0, metavar="SECONDS",
-                       help="at shutdown, wait this long for calls to finish")
-    serve.add_argument("-q", "--quiet", action="store_true")
+                       help="at shutdown, wait this long for calls to finish (default 5)")
+    serve.add_argument("-q", "--quiet", action="store_true",
+                       help="only the 'serving ... on HOST:PORT' line on stderr")
     serve.set_defaults(func=cmd_serve)
 
     pub = sub.add_parser(
@@ -486,13 +490,15 @@ def add_commands(sub: Any) -> None:
     pub.add_argument("--from", dest="from_format", metavar="FORMAT", help=f"input format ({names})")
     pub.add_argument("--messages", action="store_true",
                      help="the input is an RDF message log: one frame per message")
-    pub.add_argument("--timeout", type=float, metavar="SECONDS")
+    pub.add_argument("--timeout", type=float, metavar="SECONDS",
+                     help="give up the call after this long (default: never)")
     pub.add_argument("--wait", action="store_true", help="wait for the server to be up")
     _auth_options(pub, False)
     _option_flags(pub, "stream options (default: the input's or the big preset)")
     pub.add_argument("--rows-per-frame", type=int, default=256, metavar="N",
                      help="rows per frame when encoding (default 256)")
-    pub.add_argument("-v", "--verbose", action="store_true")
+    pub.add_argument("-v", "--verbose", action="store_true",
+                     help="print the frames and statements published on stderr")
     pub.add_argument("-q", "--quiet", action="store_true", help="no progress line")
     pub.set_defaults(func=cmd_publish)
 
@@ -514,8 +520,10 @@ def add_commands(sub: Any) -> None:
                       help="reconnect with back-off when the server goes away")
     _auth_options(subs, False)
     _option_flags(subs, "requested stream options")
-    subs.add_argument("--protocol-version", type=int, choices=[1, 2])
-    subs.add_argument("-v", "--verbose", action="store_true")
+    subs.add_argument("--protocol-version", type=int, choices=[1, 2],
+                      help="requested protocol version (1: no namespace declarations)")
+    subs.add_argument("-v", "--verbose", action="store_true",
+                      help="say when subscribed and how many frames arrived, on stderr")
     subs.add_argument("-q", "--quiet", action="store_true", help="no progress line")
     subs.set_defaults(func=cmd_subscribe)
 
