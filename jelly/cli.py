@@ -13,6 +13,7 @@ import importlib
 import os
 import signal
 import sys
+from typing import Any, Callable, Iterator
 
 from . import __version__, formats
 from .convert import convert
@@ -37,25 +38,48 @@ class _Parser(argparse.ArgumentParser):
 
 # -- progress ------------------------------------------------------------------------------------
 
-@contextlib.contextmanager
-def _progress(stream, path: str, quiet: bool, delay: float = 1.0):
-    """Wraps the input stream so that reading it moves a progress bar on stderr (a terminal
-    only, not with --quiet, shown after ``delay`` seconds)."""
-    size = 0
-    if not quiet and path != "-" and sys.stderr.isatty():
-        with contextlib.suppress(OSError):
-            size = os.path.getsize(path)
-    if size <= 0:
-        yield stream
-        return
-    from tqdm import tqdm
-    with tqdm.wrapattr(stream, "read", total=size, delay=delay, leave=False, desc="jelly",
-                       unit="B", unit_scale=True, unit_divisor=1024, file=sys.stderr,
-                       mininterval=0) as wrapped:
-        yield wrapped
+#: Seconds a conversion runs before its progress bar shows, and between two updates of it.
+PROGRESS_DELAY = 1.0
+PROGRESS_INTERVAL = 0.1
+
+
+def _progress(path: str, quiet: bool) -> Any:
+    """The ``progress`` of :func:`jelly.convert.convert` for ``jelly convert``: a bar on
+    stderr of the input file's bytes converted, on a terminal only, not with --quiet, shown
+    after :data:`PROGRESS_DELAY` seconds; None where it is not shown."""
+    if quiet or path == "-" or not sys.stderr.isatty():
+        return None
+
+    @contextlib.contextmanager
+    def bar(size: int) -> Iterator[Callable[[int], None]]:
+        from tqdm import tqdm
+        with tqdm(total=size, delay=PROGRESS_DELAY, leave=False, desc="jelly", unit="B",
+                  unit_scale=True, unit_divisor=1024, file=sys.stderr,
+                  mininterval=PROGRESS_INTERVAL, miniters=1) as shown:
+            yield lambda done: shown.update(done - shown.n)
+    return bar
 
 
 # -- convert -------------------------------------------------------------------------------------
+
+def _segment_size(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = -1
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"expected a number of statements, or 0 for no "
+                                         f"segments, not {text!r}")
+    return n
+
+
+def segment_size_option(p: Any) -> None:
+    """``--segment-size N`` of the commands that write Jelly (``convert``, ``transcode``)."""
+    p.add_argument("--segment-size", type=_segment_size, default=DEFAULT_SEGMENT_SIZE,
+                   metavar="N",
+                   help=f"start a self-contained segment every N statements, so that readers can "
+                        f"split the file (default {DEFAULT_SEGMENT_SIZE}; 0: no segments)")
+
 
 def _add_writer_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("Jelly output options")
@@ -76,9 +100,7 @@ def _add_writer_options(p: argparse.ArgumentParser) -> None:
                    const=True, help="allow generalized statements")
     g.add_argument("--single-frame", action="store_true",
                    help="write one non-delimited frame instead of a delimited stream")
-    g.add_argument("--segment-size", type=int, default=DEFAULT_SEGMENT_SIZE, metavar="N",
-                   help=f"start a self-contained segment every N statements, so that readers can "
-                        f"split the file (default {DEFAULT_SEGMENT_SIZE}; 0: no segments)")
+    segment_size_option(g)
     j = p.add_argument_group("RDF Thrift / RDF Protobuf output options")
     j.add_argument("--values", action="store_true",
                    help="write canonical xsd:integer, xsd:decimal and xsd:double literals as "
@@ -114,7 +136,7 @@ def cmd_convert(args) -> int:
         args.input, args.output, from_format=args.from_format, to_format=args.to_format,
         messages=args.messages, options=options, rows_per_frame=args.rows_per_frame,
         delimited=not args.single_frame,
-        progress=lambda stream: _progress(stream, args.input, args.quiet), preset=args.preset,
+        progress=_progress(args.input, args.quiet), preset=args.preset,
         physical_type=args.physical_type, logical_type=args.logical_type,
         max_name_table_size=args.max_name_table_size,
         max_prefix_table_size=args.max_prefix_table_size,
@@ -250,30 +272,41 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 
 class _Terminated(BaseException):
-    """SIGTERM (``kill``, ``timeout``, a service manager), raised where the program is, so that
-    it unwinds as on Ctrl-C: no half-written output or temporary file is left behind."""
+    """SIGTERM (``kill``, ``timeout``, a service manager) or SIGHUP (the terminal or the SSH
+    connection closed), raised where the program is, so that it unwinds as on Ctrl-C: no
+    half-written output or temporary file is left behind."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
 
 
 def _terminate(signum: int, frame: object) -> None:
-    raise _Terminated
+    raise _Terminated(signum)
+
+
+#: The signals that end a command as Ctrl-C does, with exit status 128 + the signal.
+_ENDING = [s for s in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None))
+           if s is not None]
 
 
 def main(argv=None) -> int:
     argv = [os.fspath(a) for a in (sys.argv[1:] if argv is None else argv)]
     parser = build_parser(argv[0] if argv else None)
+    previous = {}
     try:
-        previous = signal.signal(signal.SIGTERM, _terminate)
-        restore = True
+        for s in _ENDING:
+            previous[s] = signal.signal(s, _terminate)
     except ValueError:                  # not the main thread: leave signals alone
-        restore = False
+        pass
     try:
         args = _parse(parser, argv)
         if args.command is None:
             parser.print_help(sys.stderr)
             return 2
         return args.func(args)
-    except _Terminated:
-        return 128 + signal.SIGTERM
+    except _Terminated as stop:
+        return 128 + stop.signum
     except JellyError as exc:
         _die(str(exc))
         return 1
@@ -294,8 +327,8 @@ def main(argv=None) -> int:
         _die(f"internal error: {exc!r} (set JELLY_DEBUG=1 for a traceback)")
         return 2
     finally:
-        if restore:
-            signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
+        for s, handler in previous.items():
+            signal.signal(s, signal.SIG_DFL if handler is None else handler)
 
 
 def _parse(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.Namespace:

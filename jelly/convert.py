@@ -24,6 +24,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import dataclasses
+import io
 import itertools
 import os
 import pathlib
@@ -37,7 +38,8 @@ from ._ntformat import NQuadsWriter, NTriplesTerms
 from ._lines import ScopedBlankNodes
 from ._ntriples import MESSAGE, SYNTAXES, UntilMessage, parse_nquads
 from .errors import JellyError
-from .io import HEAD_SIZE, FrameReader, is_stdio, open_input, open_output, peek
+from .io import (CHUNK_SIZE, HEAD_SIZE, CountedReader, FrameReader, is_stdio, open_input,
+                 open_output, peek)
 from .options import (DEFAULT_LIMITS, PhysicalStreamType, ReaderLimits, StreamOptions,
                       is_grouped, make_options)
 from .reader import Reader
@@ -524,7 +526,7 @@ def convert(source: Input, destination: Output, *,
             to_format: str | _formats.RdfFormat | None = None, messages: bool = False,
             options: StreamOptions | None = None, rows_per_frame: int = DEFAULT_ROWS_PER_FRAME,
             delimited: bool = True, limits: ReaderLimits | None = None,
-            progress: Callable[[BinaryReader], ContextManager[BinaryReader]] | None = None,
+            progress: Callable[[int], ContextManager[Callable[[int], object]]] | None = None,
             syntax: str | None = None, base: str | None = None, migrate: str | None = None,
             take_frames: str | FrameRange | None = None, combine: bool = False,
             merge_graphs: bool = False, segment_size: int | None = DEFAULT_SEGMENT_SIZE,
@@ -537,7 +539,9 @@ def convert(source: Input, destination: Output, *,
     RDF message log, one message per frame.  Jelly output takes ``options`` (a base
     :class:`StreamOptions`), the fields of :func:`jelly.make_options`, ``rows_per_frame`` and
     ``delimited``.  A destination path is only replaced when the conversion succeeds.
-    ``progress`` wraps the input stream (e.g. to show how much was read).
+    ``progress`` shows how far the conversion of a file has come: ``progress(size)`` (the
+    file's size in bytes) gives a context manager whose value is called with the number of
+    the file's bytes converted so far (of a compressed file: of its compressed bytes).
 
     ``take_frames`` (a :class:`FrameRange` or its text) converts only those frames of a Jelly
     input or RDF message log; ``combine`` merges all frames into one graph or dataset (in
@@ -592,6 +596,12 @@ def convert(source: Input, destination: Output, *,
             jobs = parallel.auto_jobs(path, in_fmt.name)
     with contextlib.ExitStack() as stack:
         out = None
+        update = None
+        if progress is not None and isinstance(source, (str, os.PathLike)) \
+                and not is_stdio(source):
+            with contextlib.suppress(OSError):
+                size = os.path.getsize(source)
+                update = stack.enter_context(progress(size)) if size > 0 else None
         if path is not None and in_fmt is not None and (jobs or 1) > 1:
             out_fmt = out_fmt or stdout_format(in_fmt)
             _check_output(out_fmt, to_stdout)
@@ -600,12 +610,14 @@ def convert(source: Input, destination: Output, *,
                 done = parallel.convert_file(
                     path, out, in_fmt.name, out_fmt.name, jobs=jobs or 1, options=options,
                     fields=writer_fields, rows_per_frame=rows_per_frame, delimited=delimited,
-                    segment_size=segment_size, syntax=out_syntax, limits=limits)
+                    segment_size=segment_size, syntax=out_syntax, limits=limits,
+                    progress=update)
                 if done is not None:
                     return Result(*done)
-        stream = stack.enter_context(open_input(source))
-        if progress is not None:
-            stream = stack.enter_context(progress(stream))
+        stream = stack.enter_context(open_input(source, decompress=update is None))
+        if update is not None:      # counted as read from the file, then decompressed
+            stream = stack.enter_context(open_input(
+                io.BufferedReader(CountedReader(stream, update), CHUNK_SIZE)))
         if in_fmt is None:
             in_fmt, stream = sniff_input(stream, source)
         if out_fmt is None:

@@ -277,6 +277,31 @@ def open_input(source: Input, *, decompress: bool = True) -> Iterator[BinaryRead
         yield stream
 
 
+class CountedReader(io.RawIOBase):
+    """The bytes of a binary stream, with ``update(n)`` called with the number read so far:
+    a conversion's progress (counted before decompression, so that it is a share of the
+    file's size)."""
+
+    def __init__(self, stream: BinaryReader, update: Callable[[int], object]) -> None:
+        self._stream = stream
+        self._update = update
+        self.count = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        n = self._stream.readinto(b) if hasattr(self._stream, "readinto") else None
+        if n is None:
+            data = read_some(self._stream, len(b))
+            n = len(data)
+            b[:n] = data
+        if n:
+            self.count += n
+            self._update(self.count)
+        return n
+
+
 class _AtomicFile(io.BufferedWriter):
     """A file written under a temporary name beside ``path`` and renamed into place by
     :meth:`commit`; :meth:`close` without a commit removes it."""

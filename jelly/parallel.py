@@ -454,6 +454,18 @@ def _serve(conn: Any, fd_out: int | None,
     return None
 
 
+def _how(exitcode: int | None) -> str:
+    """How a worker process ended, from its exit code, for an error message."""
+    if exitcode is None:
+        return "(still running)"
+    if exitcode < 0:
+        try:
+            return f"(killed by {signal.Signals(-exitcode).name})"
+        except ValueError:
+            return f"(killed by signal {-exitcode})"
+    return f"(exit status {exitcode})"
+
+
 class _Worker:
     """A worker process and its end of the pipe; the tasks it holds, in order."""
 
@@ -481,8 +493,8 @@ class _Worker:
         try:
             return self.conn.recv()
         except (EOFError, OSError):
-            raise JellyError(f"a worker process ended (exit status "
-                             f"{self.process.exitcode})") from None
+            self.process.join(5)        # its pipe closes as it ends: wait for its status
+            raise JellyError(f"a worker process ended {_how(self.process.exitcode)}") from None
 
     def finish(self) -> BaseException | None:
         """Read what the worker says after it is let go, up to its end: reports of tasks
@@ -621,8 +633,8 @@ class _Placed:
                     lost = w.finish() or lost
                     w.process.join()
                     if w.process.exitcode:
-                        raise JellyError(f"a worker process failed (exit status "
-                                         f"{w.process.exitcode})")
+                        raise JellyError(f"a worker process failed "
+                                         f"{_how(w.process.exitcode)}")
         finally:
             for w in self.workers:          # what still runs (without check: every worker)
                 w.conn.close()
@@ -701,12 +713,14 @@ class _DecodedToText:
 
 
 def convert_jelly_to_text(path: str, out: BinaryWriter, *, jobs: int, format: str,
-                          syntax: str | None = None, limits: ReaderLimits | None = None
+                          syntax: str | None = None, limits: ReaderLimits | None = None,
+                          progress: Callable[[int], object] | None = None
                           ) -> tuple[int, int] | None:
     """Convert the Jelly file at ``path`` to N-Triples (``format="nt"``) or N-Quads text in
     ``out`` with ``jobs`` worker processes; the text is the same as a conversion in one
     process writes.  Returns ``(statements, frames)``, or None (nothing written) when the file
-    cannot be split into two parts or more: then convert it in one process."""
+    cannot be split into two parts or more: then convert it in one process.  ``progress``
+    is called with the bytes of the file converted as each part is placed."""
     from .convert import NQuadsSink
     limits = limits if limits is not None else DEFAULT_LIMITS
     with open(path, "rb", buffering=0) as src:
@@ -729,6 +743,8 @@ def convert_jelly_to_text(path: str, out: BinaryWriter, *, jobs: int, format: st
                 statements += n
                 frames += m
                 if failed is None:
+                    if progress is not None:
+                        progress(parts[k].end)
                     continue
                 if shadow is None:
                     shadow = _Sequential(opener(_read_at(src.fileno())), size, limits, True,
@@ -739,6 +755,8 @@ def convert_jelly_to_text(path: str, out: BinaryWriter, *, jobs: int, format: st
                         statements += frame.statement_count
                         frames += 1
                     sink.close()
+                if progress is not None:
+                    progress(parts[k].end)
     return statements, frames
 
 
@@ -838,13 +856,15 @@ def _encode_chunk(task: _EncodeChunk, output: _Output) -> tuple[int, int, bool]:
 
 
 def convert_text_to_jelly(path: str, out: BinaryWriter, *, jobs: int, options: StreamOptions,
-                          rows_per_frame: int, segment_size: int, syntax: str | None = None
+                          rows_per_frame: int, segment_size: int, syntax: str | None = None,
+                          progress: Callable[[int], object] | None = None
                           ) -> tuple[int, int] | None:
     """Convert the N-Triples / N-Quads file at ``path`` to a Jelly stream with ``options`` in
     ``out`` with ``jobs`` worker processes: the text is cut at line ends into chunks, each
     encoded as a segment (and cut into segments of ``segment_size`` statements), concatenated
     in order; the statements are those a conversion in one process writes.  ``options`` must
-    have a version (no namespaces in text: 1).  Returns ``(statements, frames)``, or None
+    have a version (no namespaces in text: 1).  ``progress`` is called with the bytes of the
+    file converted as each chunk is placed.  Returns ``(statements, frames)``, or None
     (nothing written) when the text is too small for two chunks or is an RDF message log:
     then convert it in one process."""
     with open(path, "rb", buffering=0) as src:
@@ -868,11 +888,13 @@ def convert_text_to_jelly(path: str, out: BinaryWriter, *, jobs: int, options: S
     with _Placed(out, jobs, _encode_chunk, [
             _EncodeChunk(path, start, end, options, rows_per_frame, segment_size, syntax)
             for start, end in chunks]) as placed:
-        for _, (n, k, message) in placed:
+        for index, (n, k, message) in placed:
             if message:
                 break
             statements += n
             frames += k
+            if progress is not None:
+                progress(chunks[index][1])
         else:
             return statements, frames
     assert begin is not None        # else the text was searched: it holds no delimiter
@@ -941,13 +963,15 @@ def _first_statement(path: str, syntax: str | None) -> tuple[Any, ...] | None:
 def convert_file(path: str, out: BinaryWriter, input_format: str, output_format: str, *,
                  jobs: int, options: StreamOptions | None, fields: dict[str, Any],
                  rows_per_frame: int, delimited: bool, segment_size: int | None,
-                 syntax: str | None, limits: ReaderLimits | None) -> tuple[int, int] | None:
+                 syntax: str | None, limits: ReaderLimits | None,
+                 progress: Callable[[int], object] | None = None) -> tuple[int, int] | None:
     """What :func:`jelly.convert.convert` runs for ``jobs > 1``: the conversion of the plain
     file at ``path`` in parts, written to ``out``; ``(statements, frames)``, or None (nothing
-    written) when it is to be converted in one process."""
+    written) when it is to be converted in one process.  ``progress`` is called with the
+    bytes of the file converted so far as parts are written."""
     if input_format == "jelly":
         return convert_jelly_to_text(path, out, jobs=jobs, format=output_format, syntax=syntax,
-                                     limits=limits)
+                                     limits=limits, progress=progress)
     if not delimited or not segment_size:
         return None
     from .convert import jelly_options
@@ -963,7 +987,7 @@ def convert_file(path: str, out: BinaryWriter, input_format: str, output_format:
     resolved = jelly_options(source, options, fields).replace(version=PROTOCOL_VERSION_1_0)
     return convert_text_to_jelly(path, out, jobs=jobs, options=resolved,
                                  rows_per_frame=rows_per_frame, segment_size=segment_size,
-                                 syntax=syntax)
+                                 syntax=syntax, progress=progress)
 
 
 @dataclasses.dataclass

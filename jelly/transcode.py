@@ -115,6 +115,7 @@ def transcode(inputs: Input | Sequence[Input], output: Output,
 
 def add_commands(subparsers: Any) -> None:
     """``jelly transcode``."""
+    from .cli import segment_size_option
     p = subparsers.add_parser(
         "transcode", help="re-encode Jelly streams with other options, or merge them",
         description="Re-encode Jelly streams frame by frame with other stream options, or merge "
@@ -139,9 +140,7 @@ def add_commands(subparsers: Any) -> None:
     g.add_argument("--stream-name", metavar="NAME")
     g.add_argument("--protocol-version", dest="version", type=int, choices=[1, 2],
                    help="protocol version (1 leaves out namespace declarations)")
-    p.add_argument("--segment-size", type=int, default=DEFAULT_SEGMENT_SIZE, metavar="N",
-                   help=f"start a self-contained segment every N statements, so that readers "
-                        f"can split the file (default {DEFAULT_SEGMENT_SIZE}; 0: no segments)")
+    segment_size_option(p)
     p.add_argument("-v", "--verbose", action="store_true", help="print counts on stderr")
     p.set_defaults(func=cmd_transcode)
 

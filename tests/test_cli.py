@@ -20,6 +20,8 @@ import pytest
 import helpers
 import jelly
 import jelly.cli as cli
+from jelly import parallel
+from jelly.convert import convert
 from oracle import jelly_rdf as rd, ntriples as ntr, terms as neutral, wire
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:rdflib")
@@ -470,10 +472,11 @@ def test_a_write_that_fails_leaves_nothing_behind(tmp_path):
     assert (out / "keep.nt").read_bytes() == b"old"
 
 
-@pytest.mark.parametrize("sig, code", [("SIGTERM", 143), ("SIGINT", 130)])
+@pytest.mark.parametrize("sig, code", [("SIGTERM", 143), ("SIGINT", 130), ("SIGHUP", 129)])
 def test_a_stopped_conversion_leaves_nothing_behind(tmp_path, sig, code):
-    """``kill`` (as ``timeout`` and service managers send) and Ctrl-C stop a conversion the
-    way an error does: its temporary output goes, a file it was to replace is kept."""
+    """``kill`` (as ``timeout`` and service managers send), Ctrl-C and a hang-up (the terminal
+    or SSH connection closed) stop a conversion the way an error does: its temporary output
+    goes, a file it was to replace is kept."""
     import signal
     import time
     (tmp_path / "out.jelly").write_bytes(b"old")
@@ -591,32 +594,46 @@ class FakeTTY(io.StringIO):
         return True
 
 
-def test_progress_reports_position(tmp_path, monkeypatch):
-    path = tmp_path / "big.nt"
-    path.write_bytes(SENSORS.read_bytes() * 10)
+def _bars(text):
+    """The percentages a tqdm bar showed in ``text``."""
+    import re
+    return [int(p) for p in re.findall(r"(\d+)%\|", text)]
+
+
+@pytest.mark.parametrize("name, jobs", [("big.nt", 1), ("big.nt", 2), ("big.nt.gz", 1),
+                                        ("big.jelly", 1), ("big.jelly", 2)])
+def test_progress_moves_with_the_conversion(tmp_path, monkeypatch, name, jobs):
+    """The bar counts the input file's bytes as the readers take them (read1 / readinto, not
+    only read), in parts with --jobs, and the compressed bytes of a compressed file."""
+    import gzip
+    text = b"".join(f'<http://e/s{i}> <http://e/p> "v{i}" .\n'.encode() for i in range(60_000))
+    src = tmp_path / name
+    if name.endswith(".gz"):
+        src.write_bytes(gzip.compress(text))
+    elif name.endswith(".jelly"):
+        (tmp_path / "t.nt").write_bytes(text)
+        convert(str(tmp_path / "t.nt"), str(src), segment_size=5_000)
+    else:
+        src.write_bytes(text)
+    monkeypatch.setattr(cli, "PROGRESS_DELAY", 0)
+    monkeypatch.setattr(cli, "PROGRESS_INTERVAL", 0)
+    monkeypatch.setattr(parallel, "MIN_CHUNK_BYTES", 64 << 10)
     out = FakeTTY()
     monkeypatch.setattr(sys, "stderr", out)
-    with open(path, "rb") as f:
-        with cli._progress(f, str(path), quiet=False, delay=0) as wrapped:
-            assert wrapped is not f
-            wrapped.read(path.stat().st_size // 2)
-            assert "50%" in out.getvalue()
-            wrapped.read()
-    assert "100%" in out.getvalue()
+    target = tmp_path / ("out.nt" if name.endswith(".jelly") else "out.jelly")
+    assert cli.main(["convert", str(src), str(target), "--jobs", str(jobs)]) == 0
+    shown = _bars(out.getvalue())
+    assert shown and shown[-1] == 100, out.getvalue()[-300:]
+    assert any(0 < p < 100 for p in shown), shown      # it moved on the way
 
 
-def test_progress_only_for_files_on_a_terminal(tmp_path, monkeypatch):
-    with open(SENSORS, "rb") as f:
-        monkeypatch.setattr(sys, "stderr", io.StringIO())          # not a terminal
-        with cli._progress(f, str(SENSORS), quiet=False) as wrapped:
-            assert wrapped is f
-        monkeypatch.setattr(sys, "stderr", FakeTTY())
-        with cli._progress(f, str(SENSORS), quiet=True) as wrapped:
-            assert wrapped is f
-        with cli._progress(f, "-", quiet=False) as wrapped:
-            assert wrapped is f
-        with cli._progress(f, str(SENSORS), quiet=False) as wrapped:
-            assert wrapped is not f
+def test_progress_only_for_files_on_a_terminal(monkeypatch):
+    monkeypatch.setattr(sys, "stderr", io.StringIO())          # not a terminal
+    assert cli._progress(str(SENSORS), quiet=False) is None
+    monkeypatch.setattr(sys, "stderr", FakeTTY())
+    assert cli._progress(str(SENSORS), quiet=True) is None
+    assert cli._progress("-", quiet=False) is None
+    assert cli._progress(str(SENSORS), quiet=False) is not None
 
 
 def test_quiet_conversion_prints_nothing(tmp_path):
@@ -682,3 +699,17 @@ def test_convert_starts_without_the_other_commands_and_workers(tmp_path):
     assert proc.stdout.strip() == ""
     # the other commands are still there
     assert cli.build_parser().parse_args(["patch", "inspect", "x.rdfp"]).command == "patch"
+
+
+@pytest.mark.parametrize("command", ["convert", "transcode"])
+@pytest.mark.parametrize("value", ["-5", "x"])
+def test_a_segment_size_that_is_not_a_count_is_refused_in_the_flags_words(tmp_path, command,
+                                                                           value):
+    src = SENSORS if command == "convert" else tmp_path / "in.jelly"
+    if command == "transcode":
+        ok("convert", SENSORS, src)
+    code, _, err = run(command, src, tmp_path / "out.jelly", "--segment-size", value)
+    assert code != 0
+    assert err.strip().endswith(f"argument --segment-size: expected a number of statements, "
+                                f"or 0 for no segments, not '{value}'"), err
+    assert not (tmp_path / "out.jelly").exists()

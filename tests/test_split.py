@@ -562,6 +562,20 @@ def test_workers_hold_their_memory_and_fault_it_in_once(tmp_path):
         assert max(faults) < pages // 4, faults
 
 
+def _killed(task, output):
+    """A worker's task that ends its process as the OOM killer would."""
+    import signal
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def test_a_worker_killed_is_said_so(tmp_path):
+    with open(tmp_path / "out", "wb") as out:
+        with pytest.raises(jelly.JellyError,
+                           match=r"^a worker process ended \(killed by SIGKILL\)$"):
+            with parallel._Placed(out, 2, _killed, [("task",)] * 4) as placed:
+                list(placed)
+
+
 @pytest.fixture
 def small_chunks(monkeypatch):
     """Text cut into chunks of a few statements, so that small inputs run in parts."""
