@@ -126,7 +126,9 @@ def hold_heap(size_t reserve):
     For a worker process of a parallel conversion (:mod:`jelly.parallel`): it holds each part's
     output until its place is known, and a forked process takes every page of that memory
     with a page fault, first touched: two workers took 33,000 of them for 260 MB of N-Triples,
-    where one process reusing its memory took 1,700, and spent a tenth of their time there."""
+    where one process reusing its memory took 1,700, and spent a tenth of their time there.
+    (A worker forked from a process with a large heap, a long-running program, reuses the free
+    memory it inherits instead, with a copy-on-write fault per page.)"""
     return bool(jelly_hold_heap(reserve))
 
 

@@ -28,6 +28,7 @@ The bridge to a ``pyoxigraph.Store`` (no other Jelly library has one):
 from __future__ import annotations
 
 import io
+import itertools
 import re
 from typing import Any, Iterator
 
@@ -405,6 +406,11 @@ class _Chain(io.RawIOBase):
 
 # ---------------------------------------------------------------------------------- writing
 
+#: Statements serialized at a time into a streamed format (Turtle, TriG, N3): memory stays
+#: bounded when a frame is a whole flat text input.
+STREAMED_BATCH = 4096
+
+
 class OxigraphSink:
     """Writes a text format through pyoxigraph: Turtle, TriG and N3 frame by frame, RDF/XML and
     JSON-LD as one document at the end; with ``messages`` one document per frame (after a
@@ -436,6 +442,15 @@ class OxigraphSink:
             iri = iri.value if isinstance(iri, IRI) else str(iri)
             if PN_PREFIX.fullmatch(prefix) and not any(c in iri for c in '<>"{}|^`\\ \n\r\t'):
                 self._prefixes[prefix] = iri
+        if not self._messages and self._fmt in STREAMED_OUTPUT:
+            # A frame of text input is the whole flat input: written a batch at a time.
+            statements = iter(frame.statements)
+            while batch := list(itertools.islice(statements, STREAMED_BATCH)):
+                items = self._items(batch)
+                self.statements_written += len(items)
+                self._serialize(items, streamed=True)
+            self.frames_written += 1
+            return
         items = self._items(frame.statements)
         self.statements_written += len(items)
         self.frames_written += 1
@@ -443,8 +458,6 @@ class OxigraphSink:
             if self._fmt != "ndjsonld":
                 self._stream.write(b"# @message\n")
             self._serialize(items, streamed=self._fmt in STREAMED_OUTPUT)
-        elif self._fmt in STREAMED_OUTPUT:
-            self._serialize(items, streamed=True)
         else:
             self._held.extend(items)
 

@@ -530,25 +530,38 @@ def test_workers_end_when_the_main_process_is_killed(tmp_path):
     assert err.read_text() == ""            # they end quietly: nobody is left to tell
 
 
-def _held_output(task, output):
-    """A worker's task that writes 16 MiB of fresh bytes into its output, which the worker
-    holds until it is placed; the page faults it took."""
-    import resource
+HELD_OUTPUTS = """
+import json, resource, sys
+from jelly import parallel
+
+def held(task, output):
     before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
     for k in range(16):
         output.write(bytes([task[0] + k]) * (1 << 20))
     return (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before,)
 
+with open(sys.argv[1], "wb") as out:
+    with parallel._Placed(out, 2, held, [(t,) for t in range(8)]) as placed:
+        print(json.dumps([said[0] for _, said in placed]))
+"""
+
 
 @pytest.mark.skipif(not sys.platform.startswith("linux") or platform.libc_ver()[0] != "glibc",
                     reason="hold_heap acts on Linux with glibc")
 def test_workers_hold_their_memory_and_fault_it_in_once(tmp_path):
-    """A worker holds each task's output until it is placed, then frees it: the next task's
-    output reuses that memory without page faults (a page fault per 4 KiB of fresh memory
-    took a tenth of a conversion's time); with huge pages, even the first task takes few."""
-    with open(tmp_path / "out", "wb") as out:
-        with parallel._Placed(out, 2, _held_output, [(t,) for t in range(8)]) as placed:
-            faults = [said[0] for _, said in placed]
+    """A worker holds each task's output (16 MiB here) until it is placed, then frees it: the
+    next task's output reuses that memory without page faults (a page fault per 4 KiB of fresh
+    memory took a tenth of a conversion's time); with huge pages, even the first task takes
+    few.  In a fresh process, as `jelly convert` is: a worker forked from a process with a
+    large heap reuses the free memory it inherits, and takes a copy-on-write fault per page."""
+    import json
+    import subprocess
+    from helpers import jelly_subprocess_env
+    proc = subprocess.run([sys.executable, "-c", HELD_OUTPUTS, str(tmp_path / "out")],
+                          capture_output=True, text=True, timeout=120,
+                          env=jelly_subprocess_env())
+    assert proc.returncode == 0, proc.stderr
+    faults = json.loads(proc.stdout)
     assert (tmp_path / "out").stat().st_size == 8 << 24
     with open(tmp_path / "out", "rb") as f:
         assert [f.read(1 << 24)[::1 << 20] for _ in range(8)] == \
