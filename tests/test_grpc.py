@@ -813,11 +813,20 @@ class ServeProcess:
         assert "serving RdfStreamService on" in line, line + self.proc.stderr.read()
         self.target = "127.0.0.1:" + line.rsplit(":", 1)[1].split()[0]
 
-    def stop(self):
-        self.proc.send_signal(signal.SIGTERM)
+    def stop(self, sig=signal.SIGTERM):
+        self.proc.send_signal(sig)
         out = self.proc.stderr.read()
         assert self.proc.wait(TIMEOUT) == 0, out
         return out
+
+
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGHUP", "SIGINT"])
+def test_cli_serve_stops_cleanly_on_a_signal(sig):
+    """kill, a hang-up (its terminal closed) and Ctrl-C stop the broker as Server.stop does:
+    exit status 0 and its summary."""
+    server = ServeProcess()
+    out = server.stop(getattr(signal, sig))
+    assert "jelly: shutting down" in out and "jelly: received 0 frames" in out, out
 
 
 def test_cli_serve_with_tls(certificate, tmp_path):

@@ -21,6 +21,11 @@ TOKEN_ENV = "JELLY_GRPC_TOKEN"
 _UINT32_MAX = 0xFFFFFFFF
 
 
+#: The signals that stop a server or a subscriber cleanly: Ctrl-C, ``kill`` and a hang-up.
+_STOPPING = tuple(s for s in (signal.SIGINT, signal.SIGTERM, getattr(signal, "SIGHUP", None))
+                  if s is not None)
+
+
 def _need_grpc() -> None:
     try:
         import grpc  # noqa: F401
@@ -138,7 +143,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     def on_signal(signum: int, frame: Any) -> None:
         stop.set()
-    previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+    previous = {s: signal.signal(s, on_signal) for s in _STOPPING}
     try:
         server.start()
         _announce(server, security, args)
@@ -159,7 +164,7 @@ async def _serve_async(make: Any, args: argparse.Namespace, security: str) -> in
     server = make()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
-    for s in (signal.SIGINT, signal.SIGTERM):
+    for s in _STOPPING:
         loop.add_signal_handler(s, stop.set)
     await server.start()
     _announce(server, security, args)
@@ -319,7 +324,7 @@ class _Interrupt:
         self._previous: dict[int, Any] = {}
 
     def __enter__(self) -> _Interrupt:
-        for s in (signal.SIGINT, signal.SIGTERM):
+        for s in _STOPPING:
             self._previous[s] = signal.signal(s, self._handle)
         return self
 
