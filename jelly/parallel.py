@@ -742,19 +742,16 @@ def convert_jelly_to_text(path: str, out: BinaryWriter, *, jobs: int, format: st
             for k, (n, m, failed) in placed:
                 statements += n
                 frames += m
-                if failed is None:
-                    if progress is not None:
-                        progress(parts[k].end)
-                    continue
-                if shadow is None:
-                    shadow = _Sequential(opener(_read_at(src.fileno())), size, limits, True,
-                                         dict(terms=_text_terms(syntax), output="text"))
-                with placed.here():
-                    for frame in shadow.frames(failed, parts[k].end_frame):
-                        sink.write(frame, False)
-                        statements += frame.statement_count
-                        frames += 1
-                    sink.close()
+                if failed is not None:      # the rest of the part is read in order, here
+                    if shadow is None:
+                        shadow = _Sequential(opener(_read_at(src.fileno())), size, limits, True,
+                                             dict(terms=_text_terms(syntax), output="text"))
+                    with placed.here():
+                        for frame in shadow.frames(failed, parts[k].end_frame):
+                            sink.write(frame, False)
+                            statements += frame.statement_count
+                            frames += 1
+                        sink.close()
                 if progress is not None:
                     progress(parts[k].end)
     return statements, frames
