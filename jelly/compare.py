@@ -97,12 +97,11 @@ def dataset_difference(expected: Iterable[Sequence[Any]],
     extra = act_ground - exp_ground
     if extra:
         return f"{len(extra)} statements were not expected, e.g. {_show(min(extra, key=_show))}"
-    exp_b, act_b = list(exp - exp_ground), list(act - act_ground)
+    exp_b, act_b = exp - exp_ground, act - act_ground
     if len(exp_b) != len(act_b):
         return (f"expected {len(exp_b)} statements with blank nodes, found {len(act_b)}")
-    if exp_b and set(exp_b) != set(act_b) \
-            and not _renames(exp_b, act_b, _in_order(exp_list, act_list)) \
-            and _isomorphism(exp_b, act_b) is None:
+    if exp_b != act_b and not _renames(exp_b, act_b, _in_order(exp_list, act_list)) \
+            and _isomorphism(list(exp_b), list(act_b)) is None:
         return (f"the {len(exp_b)} statements with blank nodes cannot be matched by renaming "
                 f"blank nodes")
     return None
@@ -117,27 +116,30 @@ def _in_order(exp: list[tuple[Any, ...]], act: list[tuple[Any, ...]]
     orders: list[dict[BlankNode, None]] = []
     for statements in (exp, act):
         seen: dict[BlankNode, None] = {}
-        found: set[BlankNode] = set()
         for st in statements:
             for t in st:
-                if type(t) is BlankNode:
-                    seen.setdefault(t)
-                elif type(t) is Triple:
-                    found.clear()
-                    _bnodes(t, found)       # (the order within a quoted triple does not matter
-                    for b in sorted(found, key=str):   # for files written the same way)
-                        seen.setdefault(b)
+                _first_seen(t, seen)
         orders.append(seen)
     if len(orders[0]) != len(orders[1]):
         return None
     return dict(zip(orders[0], orders[1]))
 
 
-def _renames(exp: list[tuple[Any, ...]], act: list[tuple[Any, ...]],
+def _first_seen(t: Any, seen: dict[BlankNode, None]) -> None:
+    """Add the blank nodes of ``t`` to ``seen`` in the order they stand (quoted triples too)."""
+    if type(t) is BlankNode:
+        seen.setdefault(t)
+    elif type(t) is Triple:
+        _first_seen(t.s, seen)
+        _first_seen(t.p, seen)
+        _first_seen(t.o, seen)
+
+
+def _renames(exp: Iterable[tuple[Any, ...]], act: set[tuple[Any, ...]],
              mapping: dict[BlankNode, BlankNode] | None) -> bool:
-    """Whether ``mapping`` turns the statements ``exp`` into the statements ``act``."""
+    """Whether ``mapping`` (one to one) turns the statements ``exp`` into the set ``act``."""
     return mapping is not None and len(set(mapping.values())) == len(mapping) \
-        and {_renamed(st, mapping) for st in exp} == set(act)
+        and {_renamed(st, mapping) for st in exp} == act
 
 
 def _bnodes(t: Any, out: set[BlankNode]) -> None:
@@ -259,9 +261,7 @@ def _isomorphism(exp: list[tuple[Any, ...]], act: list[tuple[Any, ...]]
                 return None
         else:
             return None
-    if {_renamed(st, mapping) for st in exp} != set(act):
-        return None
-    return mapping
+    return mapping if _renames(exp, set(act), mapping) else None
 
 
 def _search(exp: list[tuple[Any, ...]], act: list[tuple[Any, ...]]
@@ -292,7 +292,7 @@ def _search(exp: list[tuple[Any, ...]], act: list[tuple[Any, ...]]
         tied = [(len(a), c) for c, (a, b) in classes.items() if len(a) > 1]
         if not tied:
             mapping = {a[0]: b[0] for a, b in classes.values()}
-            if {_renamed(st, mapping) for st in exp} == target:
+            if _renames(exp, target, mapping):
                 return mapping
             continue
         _, c = min(tied)
