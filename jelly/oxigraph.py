@@ -406,7 +406,7 @@ class _Chain(io.RawIOBase):
 
 # ---------------------------------------------------------------------------------- writing
 
-#: Statements serialized at a time into a streamed format (Turtle, TriG, N3): memory stays
+#: Statements converted (and, for Turtle, TriG and N3, written) at a time: memory stays
 #: bounded when a frame is a whole flat text input.
 STREAMED_BATCH = 4096
 
@@ -442,24 +442,22 @@ class OxigraphSink:
             iri = iri.value if isinstance(iri, IRI) else str(iri)
             if PN_PREFIX.fullmatch(prefix) and not any(c in iri for c in '<>"{}|^`\\ \n\r\t'):
                 self._prefixes[prefix] = iri
-        if not self._messages and self._fmt in STREAMED_OUTPUT:
-            # A frame of text input is the whole flat input: written a batch at a time.
+        if self._messages:          # a message is one document
+            items = self._items(frame.statements)
+            self.statements_written += len(items)
+            if self._fmt != "ndjsonld":
+                self._stream.write(b"# @message\n")
+            self._serialize(items, streamed=self._fmt in STREAMED_OUTPUT)
+        else:                       # a batch at a time: a frame of text input is all of it
             statements = iter(frame.statements)
             while batch := list(itertools.islice(statements, STREAMED_BATCH)):
                 items = self._items(batch)
                 self.statements_written += len(items)
-                self._serialize(items, streamed=True)
-            self.frames_written += 1
-            return
-        items = self._items(frame.statements)
-        self.statements_written += len(items)
+                if self._fmt in STREAMED_OUTPUT:
+                    self._serialize(items, streamed=True)
+                else:
+                    self._held.extend(items)
         self.frames_written += 1
-        if self._messages:
-            if self._fmt != "ndjsonld":
-                self._stream.write(b"# @message\n")
-            self._serialize(items, streamed=self._fmt in STREAMED_OUTPUT)
-        else:
-            self._held.extend(items)
 
     def _items(self, statements: Any) -> list[Any]:
         conv = self._conv
