@@ -597,11 +597,13 @@ def convert(source: Input, destination: Output, *,
     with contextlib.ExitStack() as stack:
         out = None
         update = None
+        size = 0
         if progress is not None and isinstance(source, (str, os.PathLike)) \
                 and not is_stdio(source):
-            with contextlib.suppress(OSError):
+            with contextlib.suppress(OSError):  # a missing file is reported where it is read
                 size = os.path.getsize(source)
-                update = stack.enter_context(progress(size)) if size > 0 else None
+        if progress is not None and size > 0:
+            update = stack.enter_context(progress(size))
         if path is not None and in_fmt is not None and (jobs or 1) > 1:
             out_fmt = out_fmt or stdout_format(in_fmt)
             _check_output(out_fmt, to_stdout)
@@ -616,8 +618,8 @@ def convert(source: Input, destination: Output, *,
                     return Result(*done)
         stream = stack.enter_context(open_input(source, decompress=update is None))
         if update is not None:      # counted as read from the file, then decompressed
-            stream = stack.enter_context(open_input(
-                io.BufferedReader(CountedReader(stream, update), CHUNK_SIZE)))
+            stream = stack.enter_context(open_input(io.BufferedReader(
+                CountedReader(cast(io.BufferedIOBase, stream), update), CHUNK_SIZE)))
         if in_fmt is None:
             in_fmt, stream = sniff_input(stream, source)
         if out_fmt is None:

@@ -278,12 +278,12 @@ def open_input(source: Input, *, decompress: bool = True) -> Iterator[BinaryRead
 
 
 class CountedReader(io.RawIOBase):
-    """The bytes of a binary stream, with ``update(n)`` called with the number read so far:
-    a conversion's progress (counted before decompression, so that it is a share of the
-    file's size)."""
+    """The bytes of a file opened for reading, with ``update(n)`` called with the number read
+    so far: a conversion's progress (counted before decompression, so that it is a share of
+    the file's size)."""
 
-    def __init__(self, stream: BinaryReader, update: Callable[[int], object]) -> None:
-        self._stream = stream
+    def __init__(self, file: io.BufferedIOBase, update: Callable[[int], object]) -> None:
+        self._file = file
         self._update = update
         self.count = 0
 
@@ -291,11 +291,7 @@ class CountedReader(io.RawIOBase):
         return True
 
     def readinto(self, b: Any) -> int:
-        n = self._stream.readinto(b) if hasattr(self._stream, "readinto") else None
-        if n is None:
-            data = read_some(self._stream, len(b))
-            n = len(data)
-            b[:n] = data
+        n = self._file.readinto(b)
         if n:
             self.count += n
             self._update(self.count)
