@@ -285,9 +285,10 @@ def _terminate(signum: int, frame: object) -> None:
     raise _Terminated(signum)
 
 
-#: The signals that end a command as Ctrl-C does, with exit status 128 + the signal.
-_ENDING = [s for s in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None))
-           if s is not None]
+#: The signals that end a command as Ctrl-C does, with exit status 128 + the signal: kill
+#: and a hang-up (commands that stop cleanly on Ctrl-C take these too: jelly.grpc.cli).
+ENDING_SIGNALS = tuple(s for s in (getattr(signal, "SIGTERM", None),
+                                   getattr(signal, "SIGHUP", None)) if s is not None)
 
 
 def main(argv=None) -> int:
@@ -295,7 +296,7 @@ def main(argv=None) -> int:
     parser = build_parser(argv[0] if argv else None)
     previous = {}
     try:
-        for s in _ENDING:
+        for s in ENDING_SIGNALS:
             previous[s] = signal.signal(s, _terminate)
     except ValueError:                  # not the main thread: leave signals alone
         pass

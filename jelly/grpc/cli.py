@@ -13,6 +13,7 @@ import threading
 import time
 from typing import Any, Iterator
 
+from ..cli import ENDING_SIGNALS
 from ..errors import JellyError
 from ..options import PRESETS, LogicalStreamType, PhysicalStreamType, StreamOptions, is_grouped
 
@@ -21,9 +22,9 @@ TOKEN_ENV = "JELLY_GRPC_TOKEN"
 _UINT32_MAX = 0xFFFFFFFF
 
 
-#: The signals that stop a server or a subscriber cleanly: Ctrl-C, ``kill`` and a hang-up.
-_STOPPING = tuple(s for s in (signal.SIGINT, signal.SIGTERM, getattr(signal, "SIGHUP", None))
-                  if s is not None)
+#: The signals that stop a server or a subscriber cleanly: Ctrl-C and the ones that end any
+#: command (``kill``, a hang-up).
+_STOPPING = (signal.SIGINT, *ENDING_SIGNALS)
 
 
 def _need_grpc() -> None:
