@@ -118,21 +118,11 @@ def _in_order(exp: list[tuple[Any, ...]], act: list[tuple[Any, ...]]
         seen: dict[BlankNode, None] = {}
         for st in statements:
             for t in st:
-                _first_seen(t, seen)
+                _bnodes(t, seen)
         orders.append(seen)
     if len(orders[0]) != len(orders[1]):
         return None
     return dict(zip(orders[0], orders[1]))
-
-
-def _first_seen(t: Any, seen: dict[BlankNode, None]) -> None:
-    """Add the blank nodes of ``t`` to ``seen`` in the order they stand (quoted triples too)."""
-    if type(t) is BlankNode:
-        seen.setdefault(t)
-    elif type(t) is Triple:
-        _first_seen(t.s, seen)
-        _first_seen(t.p, seen)
-        _first_seen(t.o, seen)
 
 
 def _renames(exp: Iterable[tuple[Any, ...]], act: set[tuple[Any, ...]],
@@ -142,9 +132,11 @@ def _renames(exp: Iterable[tuple[Any, ...]], act: set[tuple[Any, ...]],
         and {_renamed(st, mapping) for st in exp} == act
 
 
-def _bnodes(t: Any, out: set[BlankNode]) -> None:
+def _bnodes(t: Any, out: dict[BlankNode, None]) -> None:
+    """Add the blank nodes of ``t`` to ``out`` (a dict as an ordered set) in the order they
+    stand, quoted triples too."""
     if type(t) is BlankNode:
-        out.add(t)
+        out.setdefault(t)
     elif type(t) is Triple:
         _bnodes(t.s, out)
         _bnodes(t.p, out)
@@ -158,7 +150,7 @@ class _Side:
         self.statements = statements
         self.where: dict[BlankNode, list[tuple[Any, ...]]] = {}
         for st in statements:
-            found: set[BlankNode] = set()
+            found: dict[BlankNode, None] = {}
             for t in st:
                 _bnodes(t, found)
             for b in found:
@@ -205,7 +197,7 @@ def _components(side: _Side) -> list[list[tuple[Any, ...]]]:
 
     for statements in side.where.values():
         for st in statements:
-            found: set[BlankNode] = set()
+            found: dict[BlankNode, None] = {}
             for t in st:
                 _bnodes(t, found)
             first, *rest = found
@@ -213,7 +205,7 @@ def _components(side: _Side) -> list[list[tuple[Any, ...]]]:
                 parent[root(other)] = root(first)
     groups: dict[BlankNode, list[tuple[Any, ...]]] = {}
     for st in side.statements:
-        found = set()
+        found = {}
         for t in st:
             _bnodes(t, found)
         groups.setdefault(root(next(iter(found))), []).append(st)
@@ -223,7 +215,7 @@ def _components(side: _Side) -> list[list[tuple[Any, ...]]]:
 def _key(component: list[tuple[Any, ...]], colour: dict[BlankNode, int]) -> tuple[Any, ...]:
     """What two components must share to match: their statements with each blank node
     replaced by its colour (a canonical form when the colours within it are distinct)."""
-    nodes: set[BlankNode] = set()
+    nodes: dict[BlankNode, None] = {}
     for st in component:
         for t in st:
             _bnodes(t, nodes)
