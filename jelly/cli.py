@@ -19,6 +19,7 @@ from . import __version__, formats
 from .convert import convert
 from .errors import JellyError
 from .inspect import DETAILS, inspect, render, validate
+from .io import watch_signals
 from .options import LogicalStreamType, PRESETS
 from .reader import read_options
 from .writer import DEFAULT_ROWS_PER_FRAME, DEFAULT_SEGMENT_SIZE
@@ -305,7 +306,8 @@ def main(argv=None) -> int:
         if args.command is None:
             parser.print_help(sys.stderr)
             return 2
-        return args.func(args)
+        with watch_signals():       # a signal stops a read that waits for input
+            return args.func(args)
     except _Terminated as stop:
         return 128 + stop.signum
     except JellyError as exc:

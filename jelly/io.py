@@ -23,10 +23,12 @@ import gzip
 import io
 import os
 import select
+import signal
 import stat
 import sys
 import tempfile
 import time
+import weakref
 import zlib
 from types import TracebackType
 from typing import IO, TYPE_CHECKING, Any, Callable, Iterator, TypeVar, cast
@@ -75,11 +77,13 @@ def read_some(stream: BinaryReader, n: int) -> bytes:
     """Up to ``n`` bytes, ``b""`` only at the end of the input.  What a pipe or socket has is
     returned at once (``read1``: a live stream is not held back until ``n`` bytes arrive).  A
     non-blocking stream with no data yet (``read()`` returns ``None``) is waited on, never
-    taken for the end."""
+    taken for the end.  Under :func:`watch_signals`, a wait for input ends on a signal."""
     delay = 0.001
     read1 = getattr(stream, "read1", None)
     read: Callable[[int], bytes | bytearray | memoryview | None] = read1 or stream.read
     while True:
+        if _signal_pipe is not None:
+            _wait_for_input(stream)
         data = read(n)
         if data is not None and not data and read1 is not None:
             # A buffered stream over a non-blocking one gives b"" from read1() when it has no
@@ -92,11 +96,72 @@ def read_some(stream: BinaryReader, n: int) -> bytes:
         except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
             time.sleep(delay)         # no file descriptor to wait on: back off
             delay = min(delay * 2, 0.05)
+    if _signal_pipe is not None and len(data) < n and isinstance(stream, io.BufferedReader):
+        _drained.add(stream)        # read1 gave all it held: it holds nothing until peeked
     if isinstance(data, (bytearray, memoryview)):
         return bytes(data)
     if not isinstance(data, bytes):
         raise JellyError("expected a binary stream (open the file in 'rb' mode)")
     return data
+
+
+#: The read end of the pipe that signals are written to under :func:`watch_signals`.
+_signal_pipe: int | None = None
+#: Buffered streams known to hold no bytes in their buffer (see :func:`read_some`).
+_drained: weakref.WeakSet[io.BufferedReader] = weakref.WeakSet()
+
+
+@contextlib.contextmanager
+def watch_signals() -> Iterator[None]:
+    """Let a signal stop a read that waits for input (a pipe, socket or terminal that has
+    nothing yet).  CPython runs a Python signal handler between bytecodes, so a signal that
+    arrives just before a blocking ``read()`` leaves the read blocked with the handler not run
+    (a command stopped by ``kill`` would wait for input that may never come).  Here
+    :func:`read_some` waits with ``select`` on the input and on a pipe that the signal's C
+    handler writes to (``signal.set_wakeup_fd``), and reads only once there is input.  For a
+    command's main thread (elsewhere, and off POSIX, nothing is done)."""
+    global _signal_pipe
+    pipe = os.pipe() if os.name == "posix" and _signal_pipe is None else None
+    previous = None
+    if pipe is not None:
+        for fd in pipe:
+            os.set_blocking(fd, False)      # as set_wakeup_fd needs, and to drain it
+        try:
+            previous = signal.set_wakeup_fd(pipe[1], warn_on_full_buffer=False)
+        except ValueError:                  # not the main thread
+            os.close(pipe[0])
+            os.close(pipe[1])
+            pipe = None
+    if pipe is not None:
+        _signal_pipe = pipe[0]
+    try:
+        yield
+    finally:
+        if pipe is not None:
+            _signal_pipe = None
+            signal.set_wakeup_fd(previous if previous is not None else -1)
+            os.close(pipe[0])
+            os.close(pipe[1])
+
+
+def _wait_for_input(stream: BinaryReader) -> None:
+    """Wait until ``stream`` has input (or its end) to read without blocking, or a signal
+    came (its handler runs as this returns to Python, and may raise).  Only a raw file, or a
+    buffered one with an empty buffer, is waited on: bytes in a buffer are input at hand."""
+    if isinstance(stream, io.BufferedReader):
+        if stream not in _drained:
+            return
+    elif not isinstance(stream, io.FileIO):
+        return
+    assert _signal_pipe is not None
+    try:
+        fd = stream.fileno()
+        while fd not in select.select([fd, _signal_pipe], [], [])[0]:
+            with contextlib.suppress(OSError):      # empty: BlockingIOError
+                while os.read(_signal_pipe, 64):
+                    pass
+    except (OSError, ValueError):   # no descriptor, or one select cannot take: read as is
+        return
 
 
 class _Peeked(io.RawIOBase):
@@ -128,6 +193,7 @@ def peek(stream: BinaryReader, n: int) -> tuple[bytes, BinaryReader]:
     """The first ``n`` bytes of ``stream`` (fewer at its end) and a stream that still starts
     with them."""
     if hasattr(stream, "peek") and not isinstance(stream, gzip.GzipFile):
+        _drained.discard(stream)    # type: ignore[arg-type]    # a peek fills the buffer
         try:
             head = stream.peek(n)[:n]
             if len(head) >= n or not head:

@@ -11,6 +11,7 @@ import gzip
 import io
 import json
 import os
+import signal
 import subprocess
 import sys
 from contextlib import redirect_stderr
@@ -499,6 +500,61 @@ def test_a_stopped_conversion_leaves_nothing_behind(tmp_path, sig, code):
     assert proc.stderr.read() == b""
     assert os.listdir(tmp_path) == ["out.jelly"]
     assert (tmp_path / "out.jelly").read_bytes() == b"old"
+
+
+@pytest.mark.skipif(not hasattr(signal, "pthread_kill"), reason="POSIX signals")
+@pytest.mark.parametrize("held", ["nothing", "read to its end", "peeked"])
+def test_a_signal_stops_a_read_that_waits_for_input(held):
+    """Under ``watch_signals`` (``jelly`` runs every command in it) a signal stops a read of a
+    pipe that has no input yet, also where the interpreter cannot run the handler before the
+    read blocks.  Here the signal is caught by another thread, so the read is not interrupted:
+    as when it comes between the interpreter's last look and ``read()`` (a ``kill`` of a
+    conversion from a pipe once hung so, 1 time in 15).  Bytes a buffer holds are read at
+    once, without waiting on the pipe."""
+    import threading
+    import time
+    from jelly.io import peek, read_some, watch_signals
+
+    class Stop(Exception):
+        pass
+
+    def stop(signum, frame):
+        raise Stop
+
+    r, w = os.pipe()
+    stream = open(r, "rb", buffering=0 if held == "nothing" else -1)
+    done = threading.Event()
+
+    def later():
+        time.sleep(0.2)
+        signal.pthread_kill(threading.get_ident(), signal.SIGUSR1)     # caught here
+        if not done.wait(10):
+            os.write(w, b"late\n")     # only a read that was not stopped gets this
+
+    previous = signal.signal(signal.SIGUSR1, stop)
+    thread = threading.Thread(target=later, daemon=True)
+    try:
+        with watch_signals():
+            if held != "nothing":
+                os.write(w, b"first\n")
+                assert read_some(stream, 1 << 16) == b"first\n"
+            if held == "peeked":
+                os.write(w, b"second\n")
+                assert peek(stream, 2)[0] == b"se"
+            thread.start()
+            start = time.monotonic()
+            if held == "peeked":
+                assert read_some(stream, 1 << 16) == b"second\n"
+            with pytest.raises(Stop):
+                read_some(stream, 1 << 16)
+            assert time.monotonic() - start < 5
+    finally:
+        done.set()
+        signal.signal(signal.SIGUSR1, previous)
+        if thread.is_alive():
+            thread.join()
+        stream.close()
+        os.close(w)
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes")
