@@ -678,7 +678,7 @@ cdef class _Parser(LineParser):
 
 
 def parse_nquads(source, *, messages=False, chunk_size=_DEFAULT_CHUNK, allow_relative_iris=False,
-                 syntax=None):
+                 syntax=None, at_start=True):
     """Parse N-Triples / N-Quads from a binary stream or bytes.
 
     ``syntax``: ``None`` (RDF 1.2 and RDF-star notations, generalized statements), ``"rdf12"``
@@ -686,9 +686,12 @@ def parse_nquads(source, *, messages=False, chunk_size=_DEFAULT_CHUNK, allow_rel
     ``(s, p, o)`` and ``(s, p, o, g)`` tuples, reading ``chunk_size`` bytes at a time.  With
     ``messages=True`` a comment line ``# @message`` yields ``MESSAGE``.  Syntax errors raise
     ``RdfSyntaxError`` with the line and column, after the statements of the lines before it
-    were yielded.
+    were yielded.  ``at_start=False``: ``source`` is a piece from inside a document (a worker's
+    chunk), where a byte order mark is a character like any other (at the start of a document
+    it is passed over).
     """
     cdef int code = _syntax_code(syntax)
+    cdef _Parser parser
     if isinstance(source, (bytes, bytearray, memoryview)):
         source = io.BytesIO(source)
     elif isinstance(source, str):
@@ -701,8 +704,9 @@ def parse_nquads(source, *, messages=False, chunk_size=_DEFAULT_CHUNK, allow_rel
     chunk_size = int(chunk_size)
     if chunk_size < 1:
         raise ValueError("chunk_size must be positive")
-    return parse_lines(read, _Parser(bool(messages), bool(allow_relative_iris), code), chunk_size,
-                       _BATCH, "parse_nquads")
+    parser = _Parser(bool(messages), bool(allow_relative_iris), code)
+    parser.at_start = bool(at_start)
+    return parse_lines(read, parser, chunk_size, _BATCH, "parse_nquads")
 
 
 @cython.final

@@ -34,6 +34,7 @@ import io
 import os
 import signal
 import stat
+import time
 from typing import TYPE_CHECKING, Any, Callable, Iterator, cast
 
 from ._buffer import hold_heap
@@ -41,7 +42,7 @@ from ._decoder import Decoder, Frame
 from ._framing import detect_delimited, segment_starts
 from ._streaming import delimit
 from .errors import JellyError, RdfSyntaxError
-from .io import FrameReader, compression, is_stdio
+from .io import FrameReader, compression, is_stdio, not_jelly
 from .options import DEFAULT_LIMITS, PhysicalStreamType, ReaderLimits, StreamOptions
 
 # multiprocessing is imported where workers start: a conversion in one process (most of them)
@@ -65,13 +66,16 @@ class Part:
     """A run of whole segments of a file: the bytes from ``start`` to ``end`` (frame
     boundaries), frames ``frame`` to ``end_frame`` (exclusive).  ``options`` are the stream
     options of its first frame and ``before`` the segment start before it as ``(offset, frame,
-    options)``; both are None for the part at the start of the file."""
+    options)``; both are None for the part at the start of the file.  ``stream``: the number of
+    the stream its first frame is in (of streams with other options concatenated, read with
+    ``new_streams``)."""
     start: int
     end: int
     frame: int
     end_frame: int
     options: bytes | None = None
     before: tuple[int, int, bytes] | None = None
+    stream: int = 0
 
 
 #: What a scan finds: the segment starts ``(offset, frame, options)``, and the frame count.
@@ -121,12 +125,16 @@ def plan(found: Scan, size: int, part_size: int, *, nearest: bool = False) -> li
     first = Part(0, size, 0, frames)
     previous = None
     shift = part_size // 2 if nearest else 0
+    stream = 0
     for offset, frame, options in starts:
         assert options is not None
+        if previous is not None and options != previous[2] and \
+                stream_options(options) != stream_options(previous[2]):
+            stream += 1         # other options: a new stream (or an error) starts here
         if previous is not None and \
                 (offset + shift) // part_size > (first.start + shift) // part_size:
             parts.append(dataclasses.replace(first, end=offset, end_frame=frame))
-            first = Part(offset, size, frame, frames, options, previous)
+            first = Part(offset, size, frame, frames, options, previous, stream)
         previous = (offset, frame, options)
     parts.append(first)
     return parts
@@ -160,10 +168,18 @@ a binary stream."""
 
 def _frames(open_range: Opener, start: int, end: int, index: int, decoder: Decoder,
             limits: ReaderLimits) -> Iterator[Frame]:
-    """The frames from ``start`` (frame number ``index``) to ``end``, decoded by ``decoder``."""
+    """The frames from ``start`` (frame number ``index``) to ``end``, decoded by ``decoder``;
+    an error in the file's first frame says what the file looks like, as a reader says it."""
     decoder.frame_index = index
-    for offset, data in FrameReader(open_range(start, end), limits, delimited=True):
-        yield decoder.decode_frame(data, start + offset)
+    reader = FrameReader(open_range(start, end), limits, delimited=True)
+    for offset, data in reader:
+        try:
+            frame = decoder.decode_frame(data, start + offset)
+        except JellyError as exc:
+            if start == 0 and exc.frame == 0:
+                raise not_jelly(reader.head, exc) from None
+            raise
+        yield frame
 
 
 def _verified(open_range: Opener, part: Part, limits: ReaderLimits, new_streams: bool,
@@ -185,6 +201,7 @@ def _verified(open_range: Opener, part: Part, limits: ReaderLimits, new_streams:
     # The decoder knows nothing before its first options row, unless that is the file start.
     decoder = Decoder(limits=limits, new_streams=new_streams,
                       segment=same and not (lead and part.before[0] == 0), **kwargs)
+    decoder.stream_index = part.stream
     if lead:
         # Whether the segment before ends inside a graph: it is decoded first (not output),
         # and must show at least one graph_start or graph_end to tell.
@@ -336,6 +353,10 @@ class _Output:
         pass
 
 
+#: Seconds that workers are given to write the outputs placed before an error (see
+#: :meth:`_Placed.close`).
+CLOSE_WAIT = 30.0
+
 #: A task's output is written with ``pwritev`` in pieces of about this size: a write holds the
 #: file's inode lock only that long.  Two workers writing whole parts at once spun on it for
 #: up to half a second of CPU at 2M statements (``rwsem_spin_on_owner``); a shared mapping of
@@ -444,9 +465,11 @@ def _serve(conn: Any, fd_out: int | None,
                 said = run(msg, output)
             except BaseException as exc:    # the main process raises it
                 # A task's error is its report, raised in task order (as reading in order
-                # would); the outputs of the tasks before it are still placed (the text
-                # before the error is written, as in one process), later tasks not run.
-                conn.send(("error", exc))
+                # would); the outputs of the tasks before it are still placed, and what the
+                # task wrote before the error (the text before the error is written, as in
+                # one process); later tasks are not run.
+                waiting.append(output)
+                conn.send(("error", exc, output.used))
                 failed = True
                 continue
             waiting.append(output)
@@ -496,12 +519,17 @@ class _Worker:
             self.process.join(5)        # its pipe closes as it ends: wait for its status
             raise JellyError(f"a worker process ended {_how(self.process.exitcode)}") from None
 
-    def finish(self) -> BaseException | None:
-        """Read what the worker says after it is let go, up to its end: reports of tasks
-        not placed (dropped) and the error of an output it could not write (returned)."""
+    def finish(self, timeout: float | None = None) -> BaseException | None:
+        """Read what the worker says after it is let go, up to its end (or for ``timeout``
+        seconds): reports of tasks not placed (dropped) and the error of an output it could
+        not write (returned)."""
         lost = None
+        deadline = None if timeout is None else time.monotonic() + timeout
         try:
-            for msg in iter(self.conn.recv, ("done",)):
+            while deadline is None or self.conn.poll(max(0.0, deadline - time.monotonic())):
+                msg = self.conn.recv()
+                if msg == ("done",):
+                    break
                 if msg[0] == "lost":
                     lost = msg[1]
         except (EOFError, OSError):         # it ended after an error
@@ -580,24 +608,30 @@ class _Placed:
                 self._feed(k)
             msg, w = self._reports.pop(k)
             if msg[0] == "error":
+                if len(msg) > 2:            # not a worker's own end (Ctrl-C)
+                    with contextlib.suppress(JellyError, OSError):  # the error comes first
+                        self._place(w, msg[2])
                 raise msg[1]
-            length = msg[1]
-            if self.fd_out is not None:
-                if self.offset + length > self._extent:     # the workers write inside it
-                    self._extent = self.offset + length
-                    os.ftruncate(self.fd_out, self._extent)
-                w.send(self.offset)
-            else:
-                w.send(-1)
-                while True:                 # its output; reports of later tasks may come first
-                    data = w.recv()
-                    if data[0] == "data":
-                        self.out.write(data[1])
-                        break
-                    self._report(w, data)
-            self.offset += length
+            self._place(w, msg[1])
             self._feed(k + 1)
             yield k, msg[2:]
+
+    def _place(self, w: _Worker, length: int) -> None:
+        """Place the next output of ``w`` (``length`` bytes) after those placed."""
+        if self.fd_out is not None:
+            if self.offset + length > self._extent:     # the workers write inside it
+                self._extent = self.offset + length
+                os.ftruncate(self.fd_out, self._extent)
+            w.send(self.offset)
+        else:
+            w.send(-1)
+            while True:                 # its output; reports of later tasks may come first
+                data = w.recv()
+                if data[0] == "data":
+                    self.out.write(data[1])
+                    break
+                self._report(w, data)
+        self.offset += length
 
     def seek(self) -> None:
         """Continue ``out`` (a plain file) where the placed output ends."""
@@ -622,28 +656,34 @@ class _Placed:
     def close(self, check: bool = True) -> None:
         """Let the workers go once they have written the outputs placed; ``out`` goes on where
         the placed output ends.  ``check``: raise the error of an output a worker could not
-        write (a full disk), which it may report only now; without it (an error is on its
-        way), the workers are ended at once."""
+        write (a full disk), which it may report only now.  Without it (an error is on its
+        way) the workers are let go as well, so that the outputs placed before the error are
+        written (no hole is left in a plain file: a standard output redirected to one, say),
+        but are ended if they do not end within :data:`CLOSE_WAIT` seconds."""
         lost = None
         try:
-            if check:
-                for w in self.workers:
+            for w in self.workers:
+                if check:
                     w.send(None)
-                for w in self.workers:
-                    lost = w.finish() or lost
+                else:
+                    with contextlib.suppress(OSError):      # it has ended
+                        w.conn.send(None)
+            for w in self.workers:
+                lost = w.finish(None if check else CLOSE_WAIT) or lost
+                if check:
                     w.process.join()
                     if w.process.exitcode:
                         raise JellyError(f"a worker process failed "
                                          f"{_how(w.process.exitcode)}")
         finally:
-            for w in self.workers:          # what still runs (without check: every worker)
+            for w in self.workers:          # what still runs (one that did not end in time)
                 w.conn.close()
                 if w.process.is_alive():
                     w.process.terminate()
                     w.process.join()
-        if lost is not None:
-            raise lost
         if check:
+            if lost is not None:
+                raise lost
             self.seek()
 
 
@@ -747,11 +787,13 @@ def convert_jelly_to_text(path: str, out: BinaryWriter, *, jobs: int, format: st
                         shadow = _Sequential(opener(_read_at(src.fileno())), size, limits, True,
                                              dict(terms=_text_terms(syntax), output="text"))
                     with placed.here():
-                        for frame in shadow.frames(failed, parts[k].end_frame):
-                            sink.write(frame, False)
-                            statements += frame.statement_count
-                            frames += 1
-                        sink.close()
+                        try:
+                            for frame in shadow.frames(failed, parts[k].end_frame):
+                                sink.write(frame, False)
+                                statements += frame.statement_count
+                                frames += 1
+                        finally:            # on an error too: the text before it is written
+                            sink.close()
                 if progress is not None:
                     progress(parts[k].end)
     return statements, frames
@@ -843,7 +885,7 @@ def _encode_chunk(task: _EncodeChunk, output: _Output) -> tuple[int, int, bool]:
         try:
             message = writer.write_until(parse_nquads(
                 FileRange(_read_at(src.fileno()), task.start, task.end), messages=True,
-                syntax=task.syntax), MESSAGE)
+                syntax=task.syntax, at_start=task.start == 0), MESSAGE)
         except RdfSyntaxError as exc:
             line = exc.line + _lines_before(src.fileno(), task.start) if exc.line else exc.line
             raise RdfSyntaxError(exc.message, offset=exc.offset, frame=exc.frame, row=exc.row,

@@ -721,10 +721,12 @@ def test_an_error_in_a_later_chunk_ends_a_conversion_to_a_pipe(tmp_path, where):
     two = helpers.run_jelly("convert", src, "-", "--to", "jelly", "--jobs", "2", timeout=120)
     assert one.returncode == two.returncode == 1
     assert two.stderr == one.stderr and f"line {bad + 1}".encode() in two.stderr
-    # what was written before the error is whole frames of the same statements: with the
-    # error in the last chunk, the chunks before it
-    written = sequential(two.stdout)
-    assert written == sequential(one.stdout)[:len(written)]
+    # what was written before the error is whole frames of the statements before it (frames
+    # are cut at chunk starts with --jobs 2, so either may end a frame further): with the
+    # error in the last chunk, the chunks before it and the frames of the last before it
+    written, alone = sequential(two.stdout), sequential(one.stdout)
+    short, long = sorted((written, alone), key=len)
+    assert long[:len(short)] == short and len(long) <= bad
     if where == "in the last chunk":
         assert len(written) > n // 2
 
@@ -866,3 +868,99 @@ def test_damaged_text_converts_in_parts_as_in_order(tmp_path, small_chunks):
                        or two[1].statements != one[1].statements)
     assert differ == 0
     assert 0 < errors < 150
+
+
+def test_an_error_keeps_the_text_before_it_on_standard_output(tmp_path):
+    """Standard output gets the text before an error with ``--jobs 2`` as with ``--jobs 1``
+    (a pipe, or a plain file it is redirected to), and a plain file no hole: outputs placed
+    before the error are written before the workers end, and a failing part gives the frames
+    it decoded.  (The workers used to be ended at once: NUL runs where their outputs were
+    placed, and less text.)"""
+    import subprocess
+    from helpers import jelly_subprocess_env
+    rng = random.Random(21)
+    good = _segmented_sample()
+    src = tmp_path / "in.jelly"
+    failed = 0
+    while failed < 12:
+        data = _damaged(good, rng)
+        src.write_bytes(data)
+        argv = [sys.executable, "-m", "jelly", "convert", str(src), "-", "--to", "nq", "-q"]
+        one = subprocess.run(argv + ["--jobs", "1"], capture_output=True, timeout=60,
+                             env=jelly_subprocess_env())
+        if one.returncode == 0:
+            continue
+        failed += 1
+        two = subprocess.run(argv + ["--jobs", "2"], capture_output=True, timeout=60,
+                             env=jelly_subprocess_env())
+        assert (two.returncode, two.stdout, two.stderr) == (one.returncode, one.stdout,
+                                                             one.stderr)
+        with open(tmp_path / "out.nq", "wb") as f:
+            to_file = subprocess.run(argv + ["--jobs", "2"], stdout=f, stderr=subprocess.PIPE,
+                                     timeout=60, env=jelly_subprocess_env())
+        assert to_file.stderr == one.stderr
+        assert (tmp_path / "out.nq").read_bytes() == one.stdout
+
+
+def test_a_byte_order_mark_where_a_chunk_starts_is_an_error_as_in_one_process(tmp_path,
+                                                                             small_chunks):
+    """A byte order mark is passed over at the start of a file only: inside it (``cat a.nt
+    b.nt``, ``b.nt`` with a mark) it is an error, also where a worker's chunk starts (each
+    chunk's parser used to pass it over: ``--jobs 2`` wrote a file ``--jobs 1`` refuses)."""
+    line = f'<{EX}s> <{EX}p> "o" .\n'.encode()
+    src = tmp_path / "in.nt"
+    placed = False
+    for k in range(10, 200):
+        data = line * k + b"\xef\xbb\xbf" + line * 200
+        src.write_bytes(data)
+        with open(src, "rb") as f:          # where convert cuts it (the default segment size)
+            cuts = [a for a, _ in parallel._chunks(f.fileno(), len(data),
+                                                   jelly.writer.DEFAULT_SEGMENT_SIZE, 2)]
+        if len(line) * k in cuts:
+            placed = True
+            break
+    assert placed
+    one = _convert(tmp_path, src, "out.jelly", 1)
+    assert one[0] == "error" and f"line {k + 1}" in one[2]
+    assert _convert(tmp_path, src, "out.jelly", 2) == one
+    src.write_bytes(b"\xef\xbb\xbf" + line * 300)        # at the start of the file: passed over
+    assert _convert(tmp_path, src, "ok.jelly", 2)[1].statements == 300
+
+
+def test_parts_of_concatenated_streams_know_their_stream():
+    """Frames of a part of concatenated streams with other options (read with new_streams)
+    carry the number of their stream as a reader of the whole file gives it (parts decoded on
+    their own used to count from 0)."""
+    sts = [(jelly.IRI(f"{EX}s{i}"), jelly.IRI(f"{EX}p"), jelly.Literal(str(i)))
+           for i in range(120)]
+    quads = [st + (jelly.IRI(f"{EX}g"),) for st in sts]
+    pieces = []
+    for statements, kw in ((sts, {}), (quads, {}), (sts, {}), (sts, dict(max_name_table_size=64))):
+        buf = io.BytesIO()
+        jelly.serialize(statements, buf, segment_size=10, rows_per_frame=5, **kw)
+        pieces.append(buf.getvalue())
+    data = b"".join(pieces)
+    whole = [(f.index, f.stream_index, len(f)) for f in
+             jelly.parse_frames(data, new_streams=True)]
+    assert {s for _, s, _ in whole} == {0, 1, 2, 3}
+    parts = parallel.plan(scan(data), len(data), len(data) // 12)
+    assert len(parts) >= 8
+    split = [(f.index, f.stream_index, len(f)) for part in parts
+             for f in parallel.part_frames(lambda a, b: data[a:b], part, new_streams=True)]
+    assert split == whole
+
+
+def test_a_first_frame_that_looks_like_another_format_is_said_so_in_parts_too(tmp_path):
+    """A file whose first frame fails and whose first bytes look like RDF Thrift gets the
+    reader's "not a Jelly file (it looks like RDF Thrift)" with ``--jobs 2`` as with one
+    process (the worker's decoder gave its own error)."""
+    frame = bytes([0x18, 0x01, 0x0A, 0x05, 0x4A, 0x03, 0x12, 0x01, 0x61, 0x2A, 17]) + b"x" * 17
+    src = tmp_path / "in.jelly"
+    src.write_bytes(bytes([len(frame)]) + frame + _segmented_sample())
+    one = _convert(tmp_path, src, "out.nt", 1)
+    assert one[0] == "error" and "it looks like RDF Thrift" in one[2]
+    assert _convert(tmp_path, src, "out.nt", 2) == one
+    data = src.read_bytes()         # a part read on its own (a Spark partition) says so too
+    first = parallel.plan(scan(data), len(data), len(data) // 4)[0]
+    with pytest.raises(jelly.JellyError, match="it looks like RDF Thrift"):
+        list(parallel.part_frames(lambda a, b: data[a:b], first))
