@@ -13,6 +13,7 @@ cimport cython
 from cpython.unicode cimport PyUnicode_KIND, PyUnicode_DATA, PyUnicode_GET_LENGTH, PyUnicode_1BYTE_KIND
 
 from ._terms cimport IRI, BlankNode, Literal, Triple, DefaultGraph
+from ._ntchars cimport is_absolute_iri
 from ._sink cimport TermFactory, StatementSink, NativeTerms
 from ._buffer cimport utf8_of, WriteBuffer, wb_init, wb_free, wb_ensure, wb_bytes, wb_take
 from libc.stdint cimport int32_t
@@ -257,6 +258,8 @@ cdef str _term_nt(object t, int depth, bint rdf12=False, int role=2):
     cdef str s, label
     cdef object dt, lang
     if tp is IRI:
+        if rdf12 and not is_absolute_iri((<IRI>t).value):
+            _relative((<IRI>t).value)
         return _iri_nt((<IRI>t).value)
     if tp is Literal:
         lit = <Literal>t
@@ -275,6 +278,8 @@ cdef str _term_nt(object t, int depth, bint rdf12=False, int role=2):
             raise TypeError("literal datatype must be an IRI")
         if dt == _XSD_STRING:   # xsd:string is the simple literal
             return s
+        if rdf12 and not is_absolute_iri(<str>dt):
+            _relative(<str>dt)
         return f"{s}^^{_iri_nt(<str>dt)}"
     if tp is BlankNode:
         return _bnode_nt((<BlankNode>t).value)
@@ -300,8 +305,10 @@ cdef str _triple_nt(Triple t, bint rdf12, int role):
             out.append(_term_nt(term, 0, rdf12, role))
             continue
         tr = <Triple>term
-        if rdf12 and role != 2:
-            _not_rdf12(role)
+        if rdf12:
+            if role != 2:
+                _not_rdf12(role)
+            _check_terms_rdf12(tr.s, tr.p, None)
         out.append("<<( " if rdf12 else "<< ")
         stack += [" )>>" if rdf12 else " >>", (tr.o, 2), " ", (tr.p, 1), " ", (tr.s, 0)]
     return "".join(out)
@@ -337,12 +344,14 @@ cdef str _statement_nt(object stmt, bint rdf12=False):
         s, p, o = (<Triple>stmt).s, (<Triple>stmt).p, (<Triple>stmt).o
     else:
         return _statement_nt(tuple(stmt), rdf12)
+    if rdf12:
+        _check_terms_rdf12(s, p, g)
     line = f"{_term_nt(s, 0, rdf12, 0)} {_term_nt(p, 0, rdf12, 1)} {_term_nt(o, 0, rdf12, 2)}"
     if g is None or type(g) is DefaultGraph:
         return f"{line} .\n"
     if type(g) is Triple:
         raise ValueError("a quoted triple cannot be a graph label")
-    return f"{line} {_term_nt(g, 0)} .\n"
+    return f"{line} {_term_nt(g, 0, rdf12, 0)} .\n"
 
 
 def term_to_nt(term, syntax=None):
@@ -373,6 +382,7 @@ cdef class NQuadsWriter:
     cdef WriteBuffer _buf
     cdef Py_ssize_t _limit
     cdef bint _triple_terms
+    cdef bint _star
 
     def __cinit__(self, *args, **kwargs):
         wb_init(&self._buf, _WRITE_BUFFER)
@@ -382,6 +392,7 @@ cdef class NQuadsWriter:
 
     def __init__(self, stream, *, Py_ssize_t buffer_size=_WRITE_BUFFER, syntax=None):
         self._triple_terms = _rdf12(syntax)
+        self._star = syntax == "rdf-star"
         self._stream = stream
         self._write = stream.write
         self._limit = buffer_size if buffer_size > 0 else 1
@@ -400,6 +411,9 @@ cdef class NQuadsWriter:
 
     def write(self, stmt):
         """Buffer one statement (a 3- or 4-tuple)."""
+        if self._star and stmt is not _MESSAGE:
+            for term in stmt:
+                _check_star(term)
         self._put(_MESSAGE_LINE if stmt is _MESSAGE else _statement_nt(stmt, self._triple_terms))
         self._filled()
 
@@ -468,12 +482,16 @@ cdef class NTriplesTerms(TermFactory):
         self.rdf12 = _rdf12(syntax)
 
     cdef object iri(self, str value):
+        if self.rdf12 and not is_absolute_iri(value):
+            _relative(value)
         return _iri_nt(value)
 
     cdef object bnode(self, str label):
         return _bnode_nt(label)
 
     cdef object datatype(self, str iri):
+        if self.rdf12 and not is_absolute_iri(iri):
+            _relative(iri)
         return "^^" + _iri_nt(iri)
 
     cdef object literal(self, str lex, object language, object datatype):
@@ -493,13 +511,55 @@ cdef class NTriplesTerms(TermFactory):
         return f"<< {<str>s} {<str>p} {<str>o} >>"
 
 
-cdef inline int _check_rdf12(str s, str p) except -1:
-    # terms are N-Triples strings here: a triple term is the only one starting with '<<'
+cdef inline int _check_rdf12(str s, str p, object g=None) except -1:
+    # terms are N-Triples strings here: a triple term is the only one starting with '<<', a
+    # literal the only one starting with '"', a blank node the only one starting with '_'
     if PyUnicode_GET_LENGTH(s) > 1 and s[1] == "<":
         _not_rdf12(0)
     if PyUnicode_GET_LENGTH(p) > 1 and p[1] == "<":
         _not_rdf12(1)
+    if s.startswith('"'):
+        _generalized("a literal", "subject")
+    if not p.startswith("<"):
+        _generalized("a literal" if p.startswith('"') else "a blank node", "predicate")
+    if g is not None and (<str>g).startswith('"'):
+        _generalized("a literal", "graph name")
     return 0
+
+
+cdef int _check_star(object t) except -1:
+    # what RDF 1.2 says and RDF-star cannot: a base direction (quoted triples nest)
+    if type(t) is Literal:
+        lang = (<Literal>t).language
+        if lang is not None and "--" in lang:
+            raise JellyError(f"the literal {_term_nt(t, 0)} has a base direction (RDF 1.2), "
+                             f"which RDF-star cannot say; write it without syntax 'rdf-star'")
+    elif type(t) is Triple:
+        _check_star((<Triple>t).s)
+        _check_star((<Triple>t).o)
+    return 0
+
+
+cdef int _check_terms_rdf12(object s, object p, object g) except -1:
+    # a generalized statement (or triple term) has no RDF 1.2 text; quoted triples as subject
+    # or predicate are refused where they are written (_triple_nt)
+    if type(s) is Literal:
+        _generalized("a literal", "subject")
+    if type(p) is Literal or type(p) is BlankNode:
+        _generalized("a literal" if type(p) is Literal else "a blank node", "predicate")
+    if type(g) is Literal:
+        _generalized("a literal", "graph name")
+    return 0
+
+
+cdef int _relative(str iri) except -1:
+    raise JellyError(f"the IRI {iri!r} is relative, which RDF 1.2 N-Triples / N-Quads cannot "
+                     f"hold; write it without syntax 'rdf12'")
+
+
+cdef int _generalized(str what, str role) except -1:
+    raise JellyError(f"{what} as {role} (a generalized statement) cannot be written in RDF 1.2 "
+                     f"N-Triples / N-Quads; write it without syntax 'rdf12'")
 
 
 @cython.final
@@ -524,7 +584,7 @@ cdef class LineSink(StatementSink):
 
     cdef int quad(self, object s, object p, object o, object g) except -1:
         if self.rdf12:
-            _check_rdf12(<str>s, <str>p)
+            _check_rdf12(<str>s, <str>p, g)
         if g is None:
             self.out.append(f"{<str>s} {<str>p} {<str>o} .\n")
         else:
@@ -590,7 +650,7 @@ cdef class TextSink(StatementSink):
         cdef Py_ssize_t total = 2             # "." and the line feed; each term adds a space
         cdef char* at
         if self.rdf12:
-            _check_rdf12(s, p)
+            _check_rdf12(s, p, g)
         utf8_of(s, &t[0], &n[0])
         utf8_of(p, &t[1], &n[1])
         utf8_of(o, &t[2], &n[2])

@@ -465,9 +465,12 @@ class OxigraphSink:
         if self._quads:
             for st in statements:
                 g = st[3] if len(st) == 4 else None
-                out.append(ox.Quad(conv(st[0]), conv(st[1]), conv(st[2]),
-                                   ox.DefaultGraph() if g is None or type(g) is DefaultGraph
-                                   else conv(g)))
+                try:
+                    out.append(ox.Quad(conv(st[0]), conv(st[1]), conv(st[2]),
+                                       ox.DefaultGraph() if g is None or type(g) is DefaultGraph
+                                       else conv(g)))
+                except TypeError as exc:
+                    raise JellyError(self._statement_error(st, exc)) from None
             return out
         for st in statements:
             if len(st) == 4 and st[3] is not None and type(st[3]) is not DefaultGraph:
@@ -478,9 +481,23 @@ class OxigraphSink:
             try:
                 out.append(ox.Triple(conv(st[0]), conv(st[1]), conv(st[2])))
             except TypeError as exc:
-                raise JellyError(_term_error(st[0] if type(st[0]) is Triple else st[1], exc)
-                                 ) from None
+                raise JellyError(self._statement_error(st, exc)) from None
         return out
+
+    def _statement_error(self, st: Any, exc: BaseException) -> str:
+        """What of ``st`` pyoxigraph refused (``exc``): a term where RDF allows none of its
+        kind (a generalized statement), or a quoted triple as subject."""
+        kinds = {Literal: "a literal", BlankNode: "a blank node", Triple: "a quoted triple"}
+        s, p, g = st[0], st[1], st[3] if len(st) == 4 else None
+        if type(s) is Triple:
+            return _term_error(s, exc)
+        for term, role, fits in ((s, "subject", type(s) is not Literal),
+                                 (p, "predicate", type(p) is IRI),
+                                 (g, "graph name", type(g) is not Literal)):
+            if not fits:
+                return (f"{kinds.get(type(term), repr(term))} as {role} (a generalized "
+                        f"statement) cannot be written in {_label(self._fmt)}")
+        return _term_error(p, exc)
 
     def _serialize(self, items: list[Any], streamed: bool) -> None:
         prefixes = self._prefixes if self._fmt != "ndjsonld" else {}

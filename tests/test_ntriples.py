@@ -10,6 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import jelly
+from helpers import run_jelly
 from jelly._ntformat import NQuadsWriter, statement_to_nt, term_to_nt
 from jelly._ntriples import MESSAGE, parse_nquads
 from jelly._terms import DEFAULT_GRAPH, BlankNode, IRI, Literal, Triple
@@ -989,6 +991,48 @@ def test_writer_rdf12_syntax():
                               b"<http://example/p> <http://example/o> )>> .\n")
     with pytest.raises(ValueError, match="unknown syntax"):
         statement_to_nt((S, P, O), syntax="rdf13")
+
+
+def test_writer_rdf12_refuses_generalized_statements(tmp_path):
+    """RDF 1.2 text has IRIs or blank nodes as subjects and graph names, IRIs as predicates:
+    ``syntax="rdf12"`` refuses the rest (a generalized Jelly stream) instead of writing text
+    that no RDF 1.2 reader (jelly's included) takes back, on every path that writes it."""
+    lit, b = Literal("lit"), BlankNode("p")
+    for stmt, what in [((lit, P, O), "a literal as subject"),
+                       ((S, b, O), "a blank node as predicate"),
+                       ((S, lit, O), "a literal as predicate"),
+                       ((S, P, O, lit), "a literal as graph name"),
+                       ((S, P, Triple(lit, P, O)), "a literal as subject")]:
+        with pytest.raises(JellyError, match=what):
+            statement_to_nt(stmt, syntax="rdf12")
+        statement_to_nt(stmt)                       # generalized N-Triples by default
+        src = tmp_path / "g.jelly"
+        jelly.serialize([stmt], src, generalized_statements=True, rdf_star=True)
+        for to in ("nq", "ttl" if len(stmt) == 3 else "trig"):
+            args = ["convert", src, "-", "--to", to] + (["--syntax", "rdf12"] if to == "nq"
+                                                        else [])
+            proc = run_jelly(*args)
+            assert proc.returncode == 1 and what.split(" as ")[1] in proc.stderr.decode(), \
+                (stmt, to, proc.stderr)
+            assert proc.stderr.decode().count("\n") == 1 and "pyoxigraph" not in \
+                proc.stderr.decode() and "Named" not in proc.stderr.decode()
+
+
+def test_writer_rdf12_refuses_relative_iris(tmp_path):
+    """A Jelly stream may hold relative IRIs; RDF 1.2 N-Triples has none (the reader refuses
+    them): ``syntax="rdf12"`` refuses them as subject, predicate, object, graph name or
+    datatype; the default writes them as they are."""
+    rel = IRI("rel")
+    for stmt in [(rel, P, O), (S, rel, O), (S, P, rel), (S, P, O, rel),
+                 (S, P, Literal("x", datatype="dt")), (S, P, Triple(S, P, rel))]:
+        with pytest.raises(JellyError, match="is relative"):
+            statement_to_nt(stmt, syntax="rdf12")
+        assert "<rel>" in statement_to_nt(stmt) or "<dt>" in statement_to_nt(stmt)
+        src = tmp_path / "r.jelly"
+        jelly.serialize([stmt], src, rdf_star=True)
+        proc = run_jelly("convert", src, "-", "--to", "nq", "--syntax", "rdf12")
+        assert proc.returncode == 1 and "is relative" in proc.stderr.decode(), (stmt, proc)
+        assert run_jelly("convert", src, "-", "--to", "nq").returncode == 0
 
 
 def test_writer_rdf12_details():
