@@ -329,9 +329,20 @@ def migrated(frames: Iterable[tuple[Frame | TextFrame, bool]], to: str
     from .migrate import ToRdf12, ToRdfStar
     transform: Callable[[Iterable[Any]], Iterator[tuple[Any, ...]]] = \
         ToRdf12() if to == "rdf12" else ToRdfStar()
+    star = transform if isinstance(transform, ToRdfStar) else None
     for frame, message in frames:
-        yield TextFrame(transform(frame.statements), list(frame.namespaces),
-                        dict(frame.metadata or {})), message
+        statements: Iterable[Any] = transform(frame.statements)
+        if star is not None and message:    # a message's blank nodes are its own
+            statements = itertools.chain(statements, _later(star.unused))
+        yield TextFrame(statements, list(frame.namespaces), dict(frame.metadata or {})), message
+    rest = star.unused() if star is not None else None
+    if rest:        # reifiers no statement used: their rdf:reifies statements, as they were
+        yield TextFrame(rest, [], {}), False
+
+
+def _later(make: Callable[[], list[Any]]) -> Iterator[Any]:
+    """``make()``'s items, made when the first is asked for (after the items before)."""
+    yield from make()
 
 
 def _named(g: object) -> bool:

@@ -11,10 +11,11 @@ a triple through a reifier: ``_:r rdf:reifies <<( s p o )>> . _:r :source :x .``
   terms).  One quoted triple gets one reifier, everywhere in the stream: the reifier's label is
   derived from the triple (``r`` + 32 hex digits of a BLAKE2b digest of its N-Triples form).
 * :func:`to_rdf_star` is the reverse: a blank node that ``rdf:reifies`` one triple term is
-  replaced by that quoted triple and the ``rdf:reifies`` statement is dropped.  It refuses input
+  replaced by that quoted triple and the ``rdf:reifies`` statement is dropped (kept as it is,
+  ``_:r rdf:reifies << s p o >>``, for a reifier no other statement uses).  It refuses input
   where that would lose information (one reifier of two triples, two reifiers of one triple, a
   reifier used before its ``rdf:reifies`` statement); memory grows with the number of
-  reifiers.
+  reifiers and of blank nodes.
 
 Both are generators over statements (3- or 4-tuples of :mod:`jelly` terms), so they stream.
 """
@@ -26,7 +27,7 @@ from collections import OrderedDict
 from typing import Any, Iterable, Iterator
 
 from ._ntformat import term_to_nt
-from ._terms import BlankNode, IRI, Triple
+from ._terms import BlankNode, IRI, Literal, Triple
 from .errors import JellyError
 
 __all__ = ["RDF_REIFIES", "ToRdf12", "ToRdfStar", "reifier_of", "to_rdf12", "to_rdf_star"]
@@ -131,8 +132,14 @@ class ToRdfStar:
         self._reifier: dict[Triple, BlankNode] = {}   # and back (strict only)
         self._seen: set[BlankNode] = set()            # blank nodes used so far (strict only)
         self._held: list[Any] = []
+        # The graph of each reifier's rdf:reifies statement, and the blank nodes that other
+        # statements (or triple terms) use: a reifier never used is written back as it was
+        # (a quoted triple as object is RDF-star), or the conversion would drop it.
+        self._graph: dict[BlankNode, tuple[Any, ...]] = {}
+        self._used: set[BlankNode] = set()
 
-    def _register(self, s: BlankNode, o: Triple) -> None:
+    def _register(self, st: Any) -> None:
+        s, o = st[0], st[2]
         reified = self._reified
         t = _collapse(o, reified)
         before = reified.get(s)
@@ -148,11 +155,19 @@ class ToRdfStar:
                 raise JellyError(f"{term_to_nt(t)} has two reifiers (_:{other.value} and "
                                  f"_:{s.value}); RDF-star would merge them")
             self._reifier[t] = s
+        self._graph.setdefault(s, tuple(st[3:]))
+        _uses(o, self._used)
         reified[s] = t
 
     def _rewrite(self, st: Any) -> tuple[Any, ...]:
         s, o = st[0], st[2]
         reified = self._reified
+        _uses(s, self._used)
+        _uses(o, self._used)
+        directed = _directed(o)
+        if directed is not None:
+            raise JellyError(f"the literal {term_to_nt(directed)} has a base direction (RDF "
+                             f"1.2), which RDF-star cannot say")
         s2 = _collapse(s, reified) if type(s) in (BlankNode, Triple) else s
         o2 = _collapse(o, reified) if type(o) in (BlankNode, Triple) else o
         if s2 is s and o2 is o:
@@ -164,7 +179,7 @@ class ToRdfStar:
         for st in statements:
             s, p, o = st[0], st[1], st[2]
             if p == RDF_REIFIES and type(s) is BlankNode and type(o) is Triple:
-                self._register(s, o)
+                self._register(st)
                 continue
             if strict:
                 if type(s) is BlankNode:
@@ -178,18 +193,47 @@ class ToRdfStar:
         pending = self._held + list(statements)
         for st in pending:
             if st[1] == RDF_REIFIES and type(st[0]) is BlankNode and type(st[2]) is Triple:
-                self._register(st[0], st[2])
+                self._register(st)
         cut = max(0, len(pending) - self.WINDOW)
         self._held = pending[cut:]
         return [self._rewrite(st) for st in pending[:cut] if not _is_reifies(st)]
 
     def flush(self) -> list[tuple[Any, ...]]:
+        """The statements held back, and :meth:`unused` (the end of a document or message)."""
         held, self._held = self._held, []
-        return [self._rewrite(st) for st in held if not _is_reifies(st)]
+        return [self._rewrite(st) for st in held if not _is_reifies(st)] + self.unused()
+
+    def unused(self) -> list[tuple[Any, ...]]:
+        """The ``rdf:reifies`` statements of the reifiers that no other statement used, as
+        they were (``_:r rdf:reifies << s p o >>``): call it at the end of the statements."""
+        graphs, self._graph = self._graph, {}
+        return [(b, RDF_REIFIES, self._reified[b]) + graph for b, graph in graphs.items()
+                if b not in self._used]
 
 
 def _is_reifies(st: Any) -> bool:
     return st[1] == RDF_REIFIES and type(st[0]) is BlankNode and type(st[2]) is Triple
+
+
+def _directed(term: Any) -> Literal | None:
+    """A literal with a base direction in ``term`` (quoted triples too), or None."""
+    tp = type(term)
+    if tp is Literal:
+        lang = term.language
+        return term if lang is not None and "--" in lang else None
+    if tp is Triple:
+        return _directed(term.o) or _directed(term.s)
+    return None
+
+
+def _uses(term: Any, used: set[BlankNode]) -> None:
+    """Add the blank nodes of ``term`` (quoted triples too) to ``used``."""
+    tp = type(term)
+    if tp is BlankNode:
+        used.add(term)
+    elif tp is Triple:
+        _uses(term.s, used)
+        _uses(term.o, used)
 
 
 def _collapse(term: Any, reified: dict[BlankNode, Triple]) -> Any:

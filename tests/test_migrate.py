@@ -119,6 +119,59 @@ def test_cli(tmp_path):
     assert proc.stderr.decode().count("\n") == 1
 
 
+def test_a_reifier_nothing_uses_is_kept(tmp_path):
+    """``_:r rdf:reifies <<( s p o )>>`` with no other statement about ``_:r`` has no RDF-star
+    form without it: it is written as it was (a quoted triple as object), where the
+    conversion used to drop it; at the end of a flat stream, at the end of its message in a
+    message log (where a blank node is the message's own)."""
+    reifies = f"<{RDF_REIFIES.value}>"
+    tt = "<<( <http://example/a> <http://example/b> <http://example/c> )>>"
+    quoted = "<< <http://example/a> <http://example/b> <http://example/c> >>"
+    src = tmp_path / "lone.nq"
+    src.write_text(f"_:r {reifies} {tt} <http://example/g> .\n"
+                   f"_:u {reifies} {tt.replace('/c', '/d')} .\n"
+                   f"_:u <http://example/q> \"1\" .\n")
+    star = run_jelly("convert", src, "-", "--to", "nq", "--to-rdf-star")
+    assert star.returncode == 0, star.stderr
+    lines = star.stdout.decode().splitlines()
+    assert f"_:r {reifies} {quoted} <http://example/g> ." in lines and len(lines) == 2
+    (tmp_path / "star.nq").write_bytes(star.stdout)
+    back = run_jelly("convert", tmp_path / "star.nq", "-", "--to", "nq", "--to-rdf12")
+    assert f"{reifies} {tt} <http://example/g> ." in back.stdout.decode()
+    log = tmp_path / "log.nt"
+    log.write_text(f"# @message\n_:r {reifies} {tt} .\n# @message\n<http://example/s> "
+                   f"<http://example/p> <http://example/o> .\n")
+    star = run_jelly("convert", log, "-", "--to", "nt", "--to-rdf-star", "--messages")
+    assert star.returncode == 0, star.stderr
+    messages = star.stdout.decode().split("# @message\n")[1:]
+    assert len(messages) == 2 and f"{reifies} {quoted} ." in messages[0]
+
+
+def test_a_base_direction_has_no_rdf_star_form(tmp_path):
+    """RDF-star has no base directions: ``--to-rdf-star`` and output with ``--syntax
+    rdf-star`` stop with an error (they wrote ``"x"@en--ltr``, which the RDF-star reader
+    refuses), quoted triples included; a plain language tag goes through."""
+    d = Literal("x", language="en--ltr")
+    for st in [(S, P, d), (S, P, Triple(S, P, d))]:
+        with pytest.raises(JellyError, match="base direction"):
+            list(to_rdf_star([st]))
+    assert list(to_rdf_star([(S, P, Literal("x", language="en"))])) == [
+        (S, P, Literal("x", language="en"))]
+    src = tmp_path / "d.nt"
+    src.write_text('<http://example/a> <http://example/b> "x"@en--ltr .\n')
+    for args in (["--to-rdf-star"], ["--syntax", "rdf-star"]):
+        proc = run_jelly("convert", src, "-", "--to", "nt", *args)
+        if args[0] == "--syntax":       # reading it as RDF-star refuses it first
+            src2 = tmp_path / "d.ttl"
+            src2.write_text('<http://example/a> <http://example/b> "x"@en--ltr .\n')
+            proc = run_jelly("convert", src2, "-", "--to", "nt", *args)
+        assert proc.returncode == 1 and "base direction" in proc.stderr.decode(), proc
+    from jelly._ntformat import NQuadsWriter
+    import io
+    with pytest.raises(JellyError, match="base direction"):
+        NQuadsWriter(io.BytesIO(), syntax="rdf-star").write((S, P, Triple(S, P, d)))
+
+
 def test_rdf_star_data_of_the_jelly_conformance_suite(tmp_path, capsys):
     """The RDF-star N-Triples / N-Quads inputs of the Jelly conformance suite (not generalized):
     read with --syntax rdf-star, through Jelly and back; rejected by --syntax rdf12 where they
