@@ -195,18 +195,18 @@ def split_messages(stream: Any, lookahead: int = LOOKAHEAD
     messages are ``(is_head, first line number, bytes)``, one at a time (``is_head`` marks the
     text before the first delimiter), if a delimiter comes within the first ``lookahead`` bytes;
     else ``(False, what was read, empty)`` and the stream holds the rest."""
+    lines = _marked(stream)
     head: list[bytes] = []
     size = 0
     found = False
-    while size < lookahead:
-        line = stream.readline()
-        if not line:
-            break
-        if DELIMITER.match(line):
+    for delimiter, line in lines:
+        if delimiter:
             found = True
             break
         head.append(line)
         size += len(line)
+        if size >= lookahead:
+            break
     first = b"".join(head)
     if not found:
         return False, first, iter(())
@@ -217,9 +217,9 @@ def split_messages(stream: Any, lookahead: int = LOOKAHEAD
             yield True, 1, first
         chunk: list[bytes] = []
         start = number + 1
-        for line in iter(stream.readline, b""):
+        for delimiter, line in lines:
             number += 1
-            if DELIMITER.match(line):
+            if delimiter:
                 yield False, start, b"".join(chunk)
                 chunk = []
                 start = number + 1
@@ -227,6 +227,54 @@ def split_messages(stream: Any, lookahead: int = LOOKAHEAD
                 chunk.append(line)
         yield False, start, b"".join(chunk)
     return True, b"", messages()
+
+
+def _marked(stream: Any) -> Iterator[tuple[bool, bytes]]:
+    """The lines of Turtle / TriG text, each with whether it is a message delimiter: a
+    ``# @message`` line outside a multi-line literal.  Lines are read one at a time."""
+    quote = None                        # the long string a line ends in (its """ or ''')
+    for line in iter(stream.readline, b""):
+        if quote is None and DELIMITER.match(line):
+            yield True, line
+        else:
+            quote = _long_string(line, quote)
+            yield False, line
+
+
+def _long_string(line: bytes, quote: bytes | None) -> bytes | None:
+    """The long string (its quotes, ``\"\"\"`` or ``'''``) that Turtle text is inside after
+    ``line``, given the one it was inside before (None: none): a ``# @message`` line inside a
+    multi-line literal is text of the literal, not a delimiter (RDF Messages: a comment)."""
+    if quote is None and b'"""' not in line and b"'''" not in line:
+        return None                     # the usual line: no long string starts or ends
+    i, n = 0, len(line)
+    while i < n:
+        c = line[i]
+        if quote is not None:           # inside: up to its closing quotes
+            if c == 0x5C:               # a backslash escapes the next character
+                i += 2
+            elif line.startswith(quote, i):
+                quote, i = None, i + 3
+            else:
+                i += 1
+        elif c == 0x23:                 # '#': a comment to the end of the line
+            return None
+        elif c == 0x5C:
+            i += 2
+        elif c in (0x22, 0x27):         # '"' or "'"
+            if line.startswith(bytes((c,)) * 3, i):
+                quote, i = bytes((c,)) * 3, i + 3
+            else:                       # a short string: on this line, to its closing quote
+                i += 1
+                while i < n and line[i] != c:
+                    i += 2 if line[i] == 0x5C else 1
+                i += 1
+        elif c == 0x3C and i + 1 < n and line[i + 1] not in b"<( \t":    # an IRI: to its '>'
+            end = line.find(b">", i + 1)
+            i = n if end < 0 else end + 1
+        else:
+            i += 1
+    return quote
 
 
 class OxigraphSource:

@@ -226,6 +226,30 @@ def test_message_logs_nt(tmp_path):
     assert text.count(b"# @message\n") == 60
 
 
+def test_a_first_delimiter_after_the_look_ahead(tmp_path):
+    """What the user guide says of a log whose first ``# @message`` comes after the first
+    ``--rows-per-frame`` statements: flat frames up to it, messages after it, a flat stream;
+    with ``--messages`` every part is a message."""
+    lines = [f'_:b{i % 3} <http://p> "{i}" .\n' for i in range(60)]
+    (tmp_path / "late.nt").write_text("".join(lines[:40] + ["# @message\n"] + lines[40:]))
+    ok("convert", tmp_path / "late.nt", tmp_path / "late.jelly", "--rows-per-frame", "16")
+    info = inspect_json(tmp_path / "late.jelly")
+    assert info["options"]["logical_type"] == "FLAT_TRIPLES"
+    assert [f["triple"] for f in info["frame_rows"]][-1] == 20
+    text = ok("convert", tmp_path / "late.jelly", "-", "--to", "nt").decode()
+    assert "_:b0 " in text and "_:m0_b0 " in text and "_:m1_" not in text
+    ok("convert", tmp_path / "late.nt", tmp_path / "log.jelly", "--rows-per-frame", "16",
+       "--messages")
+    info = inspect_json(tmp_path / "log.jelly")
+    assert info["options"]["logical_type"] == "GRAPHS"
+    assert [f["triple"] for f in info["frame_rows"]] == [40, 20]
+    text = ok("convert", tmp_path / "log.jelly", "-", "--to", "nt").decode()
+    assert "_:b0 " not in text and "_:m0_b0 " in text and "_:m1_b0 " in text
+    # the default look-ahead sees an early delimiter: the same log without --messages
+    ok("convert", tmp_path / "late.nt", tmp_path / "early.jelly")
+    assert inspect_json(tmp_path / "early.jelly")["options"]["logical_type"] == "GRAPHS"
+
+
 def test_verbose(tmp_path):
     code, _, err = run("convert", SENSORS, tmp_path / "v.jelly", "-v")
     assert code == 0 and "420 statements, 1 frames" in err
@@ -286,6 +310,27 @@ ex:b ex:p [ ex:q "blank" ] .
 # @message
 ex:c ex:p "x"@en .
 """
+
+
+def test_a_message_line_inside_a_long_string_is_text(tmp_path):
+    """RDF Messages delimits messages with a comment; a ``# @message`` line inside a
+    multi-line literal is text of the literal (the file was cut there: a syntax error)."""
+    from jelly.oxigraph import _long_string
+    for line, before, after in [
+            (b'ex:a ex:p """start\n', None, b'"""'), (b"# @message\n", b'"""', b'"""'),
+            (b'end""" .\n', b'"""', None), (b'ex:a ex:p "x\\"" """ .\n', None, b'"""'),
+            (b'<http://a#"""> ex:p 1 . # """\n', None, None),
+            (b"ex:a ex:p '''x''' .\n", None, None), (b'"""a\\"""" .\n', None, None),
+            (b"ex:a ex:p '''it's \"\"\"\n", None, b"'''"),
+            (b'ex:a ex:p "#" . """\n', None, b'"""')]:
+        assert _long_string(line, before) == after, line
+    text = (b'PREFIX : <http://ex/>\n:s :p """line1\n# @message\nline3""" .\n'
+            b':s :q "x" .\n# @message\n:t :p \'\'\'a\n# @message\nb\'\'\' .\n')
+    for suffix, to in (("ttl", "nt"), ("trig", "nq")):
+        (tmp_path / f"log.{suffix}").write_bytes(text)
+        out = ok("convert", tmp_path / f"log.{suffix}", "-", "--to", to, "--messages").decode()
+        assert out.count("# @message\n") == 2, out
+        assert '"line1\\n# @message\\nline3"' in out and '"a\\n# @message\\nb"' in out
 
 
 def test_turtle_message_log(tmp_path):
