@@ -10,33 +10,51 @@ Blank nodes may stand anywhere, quoted triples included.
 * :func:`dataset_difference` - set comparison; statements without blank nodes must match
   exactly, and the blank nodes of the rest are matched: first as they appear in the two
   inputs (a file and its conversion list them in the same order; checked in linear time),
-  else by colour refinement (each blank node's
-  colour is refined from the statements it stands in, until stable); the statements fall apart
-  into components that share no blank node, matched by their canonical form where colours
-  within them are distinct and otherwise by trying the candidates of the smallest tied class
-  with backtracking, component by component.
+  else by colour refinement (each blank node's colour is refined from the statements it
+  stands in, until stable; ground terms are numbered once, and a colour counted differently
+  on the two sides ends it); the statements fall apart into components that share no blank
+  node, matched by their canonical form where colours within them are distinct and otherwise
+  by a search in the pair: every tied class untied at once (twins), else the candidates of
+  the smallest tied class tried with backtracking.
 
 Each returns ``None`` when the inputs are equal, else one line saying how they differ.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any, Iterable, Iterator, Sequence
 
-from ._terms import DEFAULT_GRAPH, BlankNode, DefaultGraph, Triple
+from ._terms import DEFAULT_GRAPH, BlankNode, DefaultGraph, Literal, Triple
 
 __all__ = ["dataset_difference", "ordered_difference", "normalized"]
 
 
 def normalized(statements: Iterable[Sequence[Any]]) -> Iterator[tuple[Any, ...]]:
-    """Statements as quads, the default graph as :data:`DEFAULT_GRAPH`."""
+    """Statements as quads, the default graph as :data:`DEFAULT_GRAPH`, language tags in lower
+    case (RDF 1.2: tags that differ only by case are the same tag; pyoxigraph writes them
+    lower-cased, jelly keeps them as read)."""
     for st in statements:
+        s, p, o = st[0], st[1], st[2]
+        if type(o) is Literal or type(o) is Triple or type(s) is Triple:
+            s, o = _folded(s), _folded(o)
         if len(st) == 3:
-            yield (st[0], st[1], st[2], DEFAULT_GRAPH)
+            yield (s, p, o, DEFAULT_GRAPH)
         else:
             g = st[3]
-            yield (st[0], st[1], st[2], DEFAULT_GRAPH if g is None or type(g) is DefaultGraph
-                   else g)
+            yield (s, p, o, DEFAULT_GRAPH if g is None or type(g) is DefaultGraph else g)
+
+
+def _folded(t: Any) -> Any:
+    """``t`` with the language tags in it lower-cased."""
+    tp = type(t)
+    if tp is Literal:
+        lang = t.language
+        return t if lang is None or lang.islower() else Literal(t.lex, lang.lower())
+    if tp is Triple:
+        s, p, o = _folded(t.s), t.p, _folded(t.o)
+        return t if s is t.s and o is t.o else Triple(s, p, o)
+    return t
 
 
 def _show(st: tuple[Any, ...]) -> str:
@@ -144,49 +162,103 @@ def _bnodes(t: Any, out: dict[BlankNode, None]) -> None:
 
 
 class _Side:
-    """One graph: its statements, and for each blank node the statements it stands in."""
+    """One graph: its statements, each as a pattern (see :func:`_pattern`), and for each blank
+    node where it stands: ``(statement number, its places there)``.  A component (:meth:`part`)
+    shares the patterns of the whole and numbers its statements as the whole does."""
 
-    def __init__(self, statements: list[tuple[Any, ...]]) -> None:
+    def __init__(self, statements: list[tuple[Any, ...]], names: dict[Any, tuple[int, int]]
+                 ) -> None:
         self.statements = statements
-        self.where: dict[BlankNode, list[tuple[Any, ...]]] = {}
-        for st in statements:
-            found: dict[BlankNode, None] = {}
-            for t in st:
-                _bnodes(t, found)
-            for b in found:
-                self.where.setdefault(b, []).append(st)
+        self.numbers: list[int] | range = range(len(statements))
+        self.patterns = [tuple([_pattern(t, names) for t in st]) for st in statements]
+        self.nodes: list[list[BlankNode]] = []      # of each statement
+        self.where: dict[BlankNode, list[tuple[int, tuple[Any, ...]]]] = {}
+        for i, pattern in enumerate(self.patterns):
+            found: dict[BlankNode, list[Any]] = {}
+            _positions(pattern, (), found)
+            for b, at in found.items():
+                self.where.setdefault(b, []).append((i, tuple(at)))
+            self.nodes.append(list(found))
+
+    def part(self, numbers: list[int]) -> _Side:
+        """The side of the statements ``numbers`` only (a component)."""
+        part = object.__new__(_Side)
+        part.statements = [self.statements[i] for i in numbers]
+        part.numbers = numbers
+        part.patterns, part.nodes = self.patterns, self.nodes
+        part.where = {b: self.where[b] for i in numbers for b in self.nodes[i]}
+        return part
 
 
-def _shape(t: Any, me: BlankNode | None, colour: dict[BlankNode, int]) -> Any:
+def _pattern(t: Any, names: dict[Any, tuple[int, int]]) -> Any:
+    """A term as the refinement reads it: a blank node as itself, a ground term as ``(0, n)``
+    (numbered once per comparison, shared by both sides: comparing numbers in every round
+    costs far less than spelling out terms), a quoted triple with blank nodes as
+    ``(3, s, p, o)``."""
     tp = type(t)
     if tp is BlankNode:
-        return ("S",) if t == me else ("B", colour[t])
-    if tp is Triple:
-        return ("Q", _shape(t.s, me, colour), _shape(t.p, me, colour), _shape(t.o, me, colour))
-    return ("T", str(t))
+        return t
+    if tp is Triple and _has_bnode(t):
+        return (3, _pattern(t.s, names), _pattern(t.p, names), _pattern(t.o, names))
+    found = names.get(t)
+    if found is None:
+        found = names[t] = (0, len(names))
+    return found
+
+
+_AT = ((0,), (1,), (2,), (3,))
+
+
+def _positions(items: tuple[Any, ...], path: tuple[int, ...], out: dict[BlankNode, list[Any]]
+               ) -> None:
+    """Add to ``out`` the places (index paths) of the blank nodes among ``items``."""
+    for k, e in enumerate(items):
+        if type(e) is BlankNode:
+            out.setdefault(e, []).append(_AT[k] if not path else path + (k,))
+        elif e[0] == 3:
+            _positions(e[1:], path + (k,), out)
+
+
+def _coloured(e: Any, colour: dict[BlankNode, int]) -> Any:
+    """A pattern item with each blank node as ``(2, its colour)``."""
+    if type(e) is BlankNode:
+        return (2, colour[e])
+    if e[0] == 0:
+        return e
+    return (3, _coloured(e[1], colour), _coloured(e[2], colour), _coloured(e[3], colour))
 
 
 def _refine(sides: tuple[_Side, _Side], colours: tuple[dict[BlankNode, int], dict[BlankNode, int]]
-            ) -> tuple[dict[BlankNode, int], dict[BlankNode, int]]:
-    """Refine the colours of both sides together until the number of colours is stable."""
+            ) -> tuple[dict[BlankNode, int], dict[BlankNode, int]] | None:
+    """Refine the colours of both sides together until the number of colours is stable: a
+    blank node's next colour is its colour and the statements it stands in, coloured, with
+    its places in each.  None as soon as a colour counts differently on the two sides (no
+    renaming can match them: a difference is found in a round or two, where refining to the
+    end takes as many rounds as the graph is wide)."""
     while True:
         table: dict[Any, int] = {}
         new: list[dict[BlankNode, int]] = []
         for side, colour in zip(sides, colours):
+            col = {b: (2, c) for b, c in colour.items()}     # made once, not per occurrence
+            patterns = side.patterns
+            shapes = {i: tuple([col[e] if type(e) is BlankNode else
+                                e if e[0] == 0 else _coloured(e, colour) for e in patterns[i]])
+                      for i in side.numbers}
             nxt = {}
-            for b, statements in side.where.items():
-                key = (colour[b], tuple(sorted(tuple(_shape(t, b, colour) for t in st)
-                                               for st in statements)))
+            for b, places in side.where.items():
+                key = (colour[b], tuple(sorted([(shapes[i], at) for i, at in places])))
                 nxt[b] = table.setdefault(key, len(table))
             new.append(nxt)
+        if Counter(new[0].values()) != Counter(new[1].values()):
+            return None
         before = len(set(colours[0].values()) | set(colours[1].values()))
         if len(table) == before:
             return new[0], new[1]
         colours = (new[0], new[1])
 
 
-def _components(side: _Side) -> list[list[tuple[Any, ...]]]:
-    """The statements of ``side`` in groups that share no blank node."""
+def _components(side: _Side) -> list[list[int]]:
+    """The statements of ``side`` (their numbers) in groups that share no blank node."""
     parent: dict[BlankNode, BlankNode] = {b: b for b in side.where}
 
     def root(b: BlankNode) -> BlankNode:
@@ -195,33 +267,32 @@ def _components(side: _Side) -> list[list[tuple[Any, ...]]]:
             b = parent[b]
         return b
 
-    for statements in side.where.values():
-        for st in statements:
-            found: dict[BlankNode, None] = {}
-            for t in st:
-                _bnodes(t, found)
-            first, *rest = found
-            for other in rest:
-                parent[root(other)] = root(first)
-    groups: dict[BlankNode, list[tuple[Any, ...]]] = {}
-    for st in side.statements:
-        found = {}
-        for t in st:
-            _bnodes(t, found)
-        groups.setdefault(root(next(iter(found))), []).append(st)
+    for first, *rest in side.nodes:
+        for other in rest:
+            parent[root(other)] = root(first)
+    groups: dict[BlankNode, list[int]] = {}
+    for i, nodes in enumerate(side.nodes):
+        groups.setdefault(root(nodes[0]), []).append(i)
     return list(groups.values())
 
 
-def _key(component: list[tuple[Any, ...]], colour: dict[BlankNode, int]) -> tuple[Any, ...]:
+def _key(component: list[int], side: _Side, colour: dict[BlankNode, int]) -> tuple[Any, ...]:
     """What two components must share to match: their statements with each blank node
     replaced by its colour (a canonical form when the colours within it are distinct)."""
-    nodes: dict[BlankNode, None] = {}
-    for st in component:
-        for t in st:
-            _bnodes(t, nodes)
+    nodes = {b: None for i in component for b in side.nodes[i]}
     discrete = len({colour[b] for b in nodes}) == len(nodes)
-    shape = tuple(sorted(tuple(_shape(t, None, colour) for t in st) for st in component))
+    shape = tuple(sorted(tuple([_coloured(e, colour) for e in side.patterns[i]])
+                         for i in component))
     return (discrete, shape)
+
+
+def _by_colour(sides: tuple[_Side, _Side], components: tuple[list[int], list[int]],
+               colours: tuple[dict[BlankNode, int], dict[BlankNode, int]]
+               ) -> dict[BlankNode, BlankNode]:
+    """The renaming of two components with the same canonical form: a blank node to the one
+    of the same colour."""
+    of_colour = {colours[1][b]: b for i in components[1] for b in sides[1].nodes[i]}
+    return {b: of_colour[colours[0][b]] for i in components[0] for b in sides[0].nodes[i]}
 
 
 def _isomorphism(exp: list[tuple[Any, ...]], act: list[tuple[Any, ...]]
@@ -230,43 +301,49 @@ def _isomorphism(exp: list[tuple[Any, ...]], act: list[tuple[Any, ...]]
     statements fall apart into components that share no blank node; after colour refinement
     of the whole, components whose colours are distinct match by their canonical form, the
     others by a search within the pair."""
-    sides = (_Side(exp), _Side(act))
+    names: dict[Any, tuple[int, int]] = {}
+    sides = (_Side(exp, names), _Side(act, names))
     if len(sides[0].where) != len(sides[1].where):
         return None
     colours = _refine(sides, ({b: 0 for b in sides[0].where}, {b: 0 for b in sides[1].where}))
-    candidates: dict[tuple[Any, ...], list[list[tuple[Any, ...]]]] = {}
+    if colours is None:
+        return None
+    candidates: dict[tuple[Any, ...], list[list[int]]] = {}
     for component in _components(sides[1]):
-        candidates.setdefault(_key(component, colours[1]), []).append(component)
+        candidates.setdefault(_key(component, sides[1], colours[1]), []).append(component)
     mapping: dict[BlankNode, BlankNode] = {}
     for component in _components(sides[0]):
-        key = _key(component, colours[0])
+        key = _key(component, sides[0], colours[0])
         pool = candidates.get(key)
         if not pool:
             return None
+        if key[0]:      # a canonical form: the colours name the renaming, any pair fits
+            mapping.update(_by_colour(sides, (component, pool.pop()), colours))
+            continue
         for i, other in enumerate(pool):
-            found = _search(component, other)
+            found = _search((sides[0].part(component), sides[1].part(other)), colours)
             if found is not None:
                 mapping.update(found)
                 del pool[i]
                 break
-            if key[0]:         # a canonical form: if this one does not fit, none does
-                return None
         else:
             return None
     return mapping if _renames(exp, set(act), mapping) else None
 
 
-def _search(exp: list[tuple[Any, ...]], act: list[tuple[Any, ...]]
+def _search(sides: tuple[_Side, _Side], whole: tuple[dict[BlankNode, int], dict[BlankNode, int]]
             ) -> dict[BlankNode, BlankNode] | None:
-    """A renaming of the blank nodes of ``exp`` that turns it into ``act`` (one component
-    each), by colour refinement and a search over the choices for tied colours."""
-    sides = (_Side(exp), _Side(act))
+    """A renaming of the blank nodes of one side that turns it into the other (one component
+    each), by colour refinement and a search over the choices for tied colours, from the
+    colours the whole refined to (a renaming keeps colours: starting there saves refining
+    the component from nothing again)."""
     if len(sides[0].where) != len(sides[1].where):
         return None
-    target = set(act)
-    start = ({b: 0 for b in sides[0].where}, {b: 0 for b in sides[1].where})
+    target = set(sides[1].statements)
+    start = ({b: whole[0][b] for b in sides[0].where}, {b: whole[1][b] for b in sides[1].where})
     # Depth-first, on an explicit stack (a component of many interchangeable blank nodes
-    # needs one level per node).
+    # needs one level per node).  At each step every tied class is first untied at once
+    # (:func:`_untie`); only if that fails does the search branch on one class.
     stack: list[Iterator[tuple[dict[BlankNode, int], dict[BlankNode, int]]]] = [iter([start])]
     while stack:
         try:
@@ -274,25 +351,55 @@ def _search(exp: list[tuple[Any, ...]], act: list[tuple[Any, ...]]
         except StopIteration:
             stack.pop()
             continue
-        colours = _refine(sides, colours)
-        classes: dict[int, tuple[list[BlankNode], list[BlankNode]]] = {}
-        for i in (0, 1):
-            for b, c in colours[i].items():
-                classes.setdefault(c, ([], []))[i].append(b)
-        if any(len(a) != len(b) for a, b in classes.values()):
+        refined = _refine(sides, colours)
+        if refined is None:
             continue                    # this choice cannot work
+        classes = _classes(refined)
+        untied = _untie(sides, refined, classes, target)
+        if untied is not None:
+            return untied
         tied = [(len(a), c) for c, (a, b) in classes.items() if len(a) > 1]
-        if not tied:
-            mapping = {a[0]: b[0] for a, b in classes.values()}
-            if _renames(exp, target, mapping):
-                return mapping
+        if not tied:                    # a renaming, but not one that fits
             continue
         _, c = min(tied)
         x, candidates = classes[c][0][0], sorted(classes[c][1], key=str)
-        fresh = max(max(colours[0].values()), max(colours[1].values())) + 1
-        stack.append(({**colours[0], x: fresh}, {**colours[1], y: fresh})
+        fresh = max(max(refined[0].values()), max(refined[1].values())) + 1
+        stack.append(({**refined[0], x: fresh}, {**refined[1], y: fresh})
                      for y in candidates)
     return None
+
+
+def _untie(sides: tuple[_Side, _Side], refined: tuple[dict[BlankNode, int], dict[BlankNode, int]],
+           classes: dict[int, tuple[list[BlankNode], list[BlankNode]]],
+           target: set[tuple[Any, ...]]) -> dict[BlankNode, BlankNode] | None:
+    """Pair one blank node of every tied class with one of its counterparts at once and
+    refine, until no colour is tied: right when the ties are symmetries (twin blank nodes,
+    the usual case), with one refinement for all of them where a search pays one per tie.
+    The renaming the colours then give if it turns one side into ``target`` (the other),
+    else None."""
+    while True:
+        tied = [pair for pair in classes.values() if len(pair[0]) > 1]
+        if not tied:
+            mapping = {a[0]: b[0] for a, b in classes.values()}
+            return mapping if _renames(sides[0].statements, target, mapping) else None
+        fresh = max(max(refined[0].values()), max(refined[1].values())) + 1
+        colours = (dict(refined[0]), dict(refined[1]))
+        for k, (a, b) in enumerate(tied):
+            colours[0][a[0]] = colours[1][b[0]] = fresh + k
+        again = _refine(sides, colours)
+        if again is None:
+            return None
+        refined, classes = again, _classes(again)
+
+
+def _classes(colours: tuple[dict[BlankNode, int], dict[BlankNode, int]]
+             ) -> dict[int, tuple[list[BlankNode], list[BlankNode]]]:
+    """The blank nodes of each colour, on each side (as many on both: :func:`_refine`)."""
+    classes: dict[int, tuple[list[BlankNode], list[BlankNode]]] = {}
+    for i in (0, 1):
+        for b, c in colours[i].items():
+            classes.setdefault(c, ([], []))[i].append(b)
+    return classes
 
 
 def _renamed(st: tuple[Any, ...], mapping: dict[BlankNode, BlankNode]) -> tuple[Any, ...]:
