@@ -82,25 +82,32 @@ def _skip_varint(head: bytes, i: int) -> int:
     return i + 1
 
 
+def _tags(head: bytes) -> tuple[int, int]:
+    """Where a Jelly or Jelly-Patch stream starting with ``head`` has the tag 0A of the rows
+    field, then of the options row: a delimited stream starts with a frame length then 0A, the
+    row's length then 0A; a single frame starts 0A <row length> 0A."""
+    if head[:1] == b"\x0a":
+        return 0, 2
+    first = _skip_varint(head, 0)
+    return first, _skip_varint(head, first + 1)
+
+
 def _options_head(head: bytes) -> int | None:
     """The first byte of the options message of a Jelly or Jelly-Patch stream (both start with
-    an options row), or None if ``head`` does not look like one.  A delimited stream starts
-    with a frame length then 0A (the rows field); a single frame starts 0A <row length> 0A."""
+    an options row), or None if ``head`` does not look like one (see :func:`_tags`)."""
     if not head:
         return None
-    if head[0] == 0x0A:
-        if len(head) < 3 or head[2] != 0x0A:
-            return None
-        i = 2
-    else:
-        i = _skip_varint(head, 0)
-        if i + 1 >= len(head) or head[i] != 0x0A:
-            return None
-        i = _skip_varint(head, i + 1)       # the row's length
-        if i >= len(head) or head[i] != 0x0A:
-            return None
-    i = _skip_varint(head, i + 1)           # the options message's length
+    tags = _tags(head)
+    if any(i >= len(head) or head[i] != 0x0A for i in tags):
+        return None
+    i = _skip_varint(head, tags[1] + 1)     # the options message's length
     return head[i] if i < len(head) else 0
+
+
+def _jelly_prefix(head: bytes) -> bool:
+    """Whether ``head`` can be the first bytes of a Jelly or Jelly-Patch stream: the tags of
+    :func:`_tags` that it holds are 0A."""
+    return all(i >= len(head) or head[i] == 0x0A for i in _tags(head))
 
 
 def _jelly_head(head: bytes) -> bool:
@@ -326,7 +333,7 @@ def looks_like(head: bytes) -> str | None:
         return f"{kind}-compressed data"
     if _thrift_head(head):
         return "RDF Thrift"
-    if len(head) < 16:      # a few bytes are as likely a Jelly stream cut short
+    if len(head) < 16 and _jelly_prefix(head):     # as likely a Jelly stream cut short
         return None
     if _jelly_text_head(head):
         return "Jelly-Text"

@@ -34,6 +34,8 @@ NOT_JELLY = [
     (b'<?xml version="1.0"?>\n<rdf:RDF xmlns:rdf="x"/>', "RDF/XML"),
     (b"# Frame 0\nrows {\n}\n", "Jelly-Text"),
     (b"hello, this is a plain text file\n", "text"),
+    (b"hello\n", "text"),                   # short, and not how a Jelly stream starts
+    (b"@prefix : <b> .", "Turtle"),
 ]
 
 
@@ -71,6 +73,15 @@ def test_binary_garbage_keeps_the_decoder_error(tmp_path):
     (tmp_path / "junk.jelly").write_bytes(b"\x07\x00\x01\x02\x03\x04\x05\x06\x07")
     line = fails("validate", tmp_path / "junk.jelly")
     assert "not a Jelly file" not in line and "frame 0" in line
+
+
+def test_a_jelly_file_cut_to_a_few_bytes_keeps_the_framing_error(tmp_path):
+    ok("convert", SENSORS, tmp_path / "s.jelly")
+    data = (tmp_path / "s.jelly").read_bytes()
+    for n in range(1, 16):
+        (tmp_path / "cut.jelly").write_bytes(data[:n])
+        line = fails("validate", tmp_path / "cut.jelly")
+        assert "not a Jelly file" not in line and "input ends inside a frame" in line, n
 
 
 def test_a_later_frame_is_not_blamed_on_the_format(tmp_path):
