@@ -240,6 +240,8 @@ def test_read_directory_in_parallel(spark, tmp_path):
     globbed = spark.read.format("jelly").option("includePath", "true").load(str(d / "f[01].jelly"))
     assert {r["path"] for r in globbed.select("path").distinct().collect()} == {
         str(d / "f0.jelly"), str(d / "f1.jelly")}
+    braces = spark.read.format("jelly").load(str(d / "{f0.jelly,sub/f*}"))
+    assert braces.count() == 40 + 43
     two = spark.read.format("jelly").load([str(d / "f0.jelly"), str(d / "sub")])
     assert two.count() == 40 + 43
     (d / "_tmp" / "empty").mkdir()
@@ -712,3 +714,15 @@ def test_list_files_without_spark(tmp_path):
         _fs.list_files(f"{base}/*.nt")
     (tmp_path / "empty").mkdir()
     assert _fs.list_files(f"{base}/empty") == []
+    # Hadoop's {a,b} alternatives, nested, across "/", and in a URI; one may match nothing
+    assert _fs.list_files(f"{base}/{{a,sub/c}}.jelly") == [f"{base}/a.jelly",
+                                                            f"{base}/sub/c.jelly"]
+    assert _fs.list_files(f"{base}/{{a.jelly,b.jelly{{.gz,.zst}}}}") == [
+        f"{base}/a.jelly", f"{base}/b.jelly.gz"]
+    assert _fs.list_files(f"{base}/{{sub,nope}}") == [f"{base}/sub/c.jelly"]
+    assert _fs.list_files(f"file://{base}/{{a,x}}*") == [f"file://{base}/a.jelly"]
+    with pytest.raises(jelly.JellyError, match="no file matches"):
+        _fs.list_files(f"{base}/{{x,y}}.jelly")
+    (tmp_path / "{odd").mkdir()
+    (tmp_path / "{odd" / "e.jelly").write_bytes(b"")
+    assert _fs.list_files(f"{base}/{{odd") == [f"{base}/{{odd/e.jelly"]   # no "}": a name

@@ -62,9 +62,50 @@ def _hidden(rel: str) -> bool:
 
 
 def list_files(path: str, name_glob: str | None = None) -> list[str]:
-    """The data files under ``path`` (a file, a directory read recursively, or a glob pattern),
-    sorted; names starting with ``_`` or ``.`` below the given path are skipped, as Spark
-    does.  Returned as paths or URIs that :func:`filesystem` opens."""
+    """The data files under ``path`` (a file, a directory read recursively, or a glob pattern,
+    with Hadoop's ``{a,b}`` alternatives too), sorted; names starting with ``_`` or ``.`` below
+    the given path are skipped, as Spark does.  Returned as paths or URIs that
+    :func:`filesystem` opens."""
+    patterns = _alternatives(path)
+    if len(patterns) == 1:
+        return _list(path, name_glob)
+    files: set[str] = set()
+    for pattern in patterns:
+        try:
+            files.update(_list(pattern, name_glob))
+        except JellyError as exc:   # as in a glob, an alternative may match nothing
+            if not str(exc).startswith("path does not exist"):
+                raise
+    if not files:
+        raise JellyError(f"path does not exist: no file matches {path}")
+    return sorted(files)
+
+
+def _alternatives(pattern: str) -> list[str]:
+    """``pattern`` with its ``{a,b,...}`` groups (nested or not) spelled out, as Hadoop's glob
+    expands them; a ``{`` without its ``}`` is a character like any other."""
+    depth, start = 0, -1
+    for i, c in enumerate(pattern):
+        if c == "{":
+            if depth == 0:
+                start = i
+            depth += 1
+        elif c == "}" and depth:
+            depth -= 1
+            if depth == 0:
+                head, body, tail = pattern[:start], pattern[start + 1:i], pattern[i + 1:]
+                choices, level, cut = [], 0, 0
+                for j, d in enumerate(body):
+                    level += (d == "{") - (d == "}")
+                    if d == "," and level == 0:
+                        choices.append(body[cut:j])
+                        cut = j + 1
+                choices.append(body[cut:])
+                return [out for choice in choices for out in _alternatives(head + choice + tail)]
+    return [pattern]
+
+
+def _list(path: str, name_glob: str | None) -> list[str]:
     fs, inner = filesystem(path)
     # What the file system's own paths lack to be URIs again ("s3://", "file://", "").
     prefix = path[: len(path) - len(inner)] if inner and path.endswith(inner) else ""
