@@ -230,9 +230,9 @@ class _Decompressed(io.RawIOBase):
         self._pending = b""
         self._errors: tuple[type[BaseException], ...] = READ_ERRORS
         if kind == "gzip":
-            self._gzip: Any = gzip.GzipFile(fileobj=io.BufferedReader(raw, CHUNK_SIZE)
-                                            if isinstance(raw, _Peeked)
-                                            else cast("IO[bytes]", raw), mode="rb")
+            # gzip reads through read_some too (a _Peeked with no head), as every reader does
+            self._gzip: Any = gzip.GzipFile(fileobj=io.BufferedReader(
+                raw if isinstance(raw, _Peeked) else _Peeked(b"", raw), CHUNK_SIZE), mode="rb")
         else:
             zstd = _zstandard()
             self._errors += (zstd.ZstdError,)

@@ -548,7 +548,7 @@ def test_a_stopped_conversion_leaves_nothing_behind(tmp_path, sig, code):
 
 
 @pytest.mark.skipif(not hasattr(signal, "pthread_kill"), reason="POSIX signals")
-@pytest.mark.parametrize("held", ["nothing", "read to its end", "peeked"])
+@pytest.mark.parametrize("held", ["nothing", "read to its end", "peeked", "gzip"])
 def test_a_signal_stops_a_read_that_waits_for_input(held):
     """Under ``watch_signals`` (``jelly`` runs every command in it) a signal stops a read of a
     pipe that has no input yet, also where the interpreter cannot run the handler before the
@@ -558,7 +558,7 @@ def test_a_signal_stops_a_read_that_waits_for_input(held):
     once, without waiting on the pipe."""
     import threading
     import time
-    from jelly.io import peek, read_some, watch_signals
+    from jelly.io import open_input, peek, read_some, watch_signals
 
     class Stop(Exception):
         pass
@@ -568,18 +568,31 @@ def test_a_signal_stops_a_read_that_waits_for_input(held):
 
     r, w = os.pipe()
     stream = open(r, "rb", buffering=0 if held == "nothing" else -1)
-    done = threading.Event()
+    done, closed = threading.Event(), threading.Event()
 
     def later():
         time.sleep(0.2)
         signal.pthread_kill(threading.get_ident(), signal.SIGUSR1)     # caught here
-        if not done.wait(10):
-            os.write(w, b"late\n")     # only a read that was not stopped gets this
+        if not done.wait(10):           # only a read that was not stopped gets these
+            os.write(w, b"late\n")
+            os.close(w)                 # and the end of the input (a gzip reader waits on)
+            closed.set()
 
     previous = signal.signal(signal.SIGUSR1, stop)
     thread = threading.Thread(target=later, daemon=True)
     try:
         with watch_signals():
+            if held == "gzip":          # half of a gzip member: its reader waits for the rest
+                packed = gzip.compress(SENSORS.read_bytes())
+                os.write(w, packed[:len(packed) // 2])
+                with open_input(stream) as text:
+                    thread.start()
+                    start = time.monotonic()
+                    with pytest.raises(Stop):
+                        while read_some(text, 1 << 16):
+                            pass
+                assert time.monotonic() - start < 5
+                return
             if held != "nothing":
                 os.write(w, b"first\n")
                 assert read_some(stream, 1 << 16) == b"first\n"
@@ -599,7 +612,8 @@ def test_a_signal_stops_a_read_that_waits_for_input(held):
         if thread.is_alive():
             thread.join()
         stream.close()
-        os.close(w)
+        if not closed.is_set():
+            os.close(w)
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes")
