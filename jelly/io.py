@@ -149,7 +149,9 @@ def _wait_for_input(stream: BinaryReader) -> None:
     came (its handler runs as this returns to Python, and may raise).  Only a raw file, or a
     buffered one with an empty buffer, is waited on: bytes in a buffer are input at hand."""
     if isinstance(stream, io.BufferedReader):
-        if stream not in _drained:
+        # over another layer (Chained), the read_some of that layer waits: the layer may
+        # hold bytes while the descriptor has none
+        if stream not in _drained or not isinstance(stream.raw, io.FileIO):
             return
     elif not isinstance(stream, io.FileIO):
         return
@@ -164,12 +166,13 @@ def _wait_for_input(stream: BinaryReader) -> None:
         return
 
 
-class _Peeked(io.RawIOBase):
-    """A stream that first returns ``head`` (bytes already read to look at) and then the rest
-    of ``raw``: a peek that works on pipes."""
+class Chained(io.RawIOBase):
+    """Bytes already read (``head``: what a peek took from a pipe), then the rest of ``raw``,
+    read with :func:`read_some`.  Also a way to have any stream read through ``read_some``
+    (with no head): a ``BufferedReader`` over it reads lines, or ``n`` bytes, in pieces."""
 
     def __init__(self, head: bytes, raw: BinaryReader) -> None:
-        self._head = head
+        self._head = memoryview(head)
         self._raw = raw
 
     def readable(self) -> bool:
@@ -206,7 +209,7 @@ def peek(stream: BinaryReader, n: int) -> tuple[bytes, BinaryReader]:
         if not more:
             break
         head += more
-    return head, _Peeked(head, stream)
+    return head, Chained(head, stream)
 
 
 def _zstandard() -> Any:
@@ -230,9 +233,9 @@ class _Decompressed(io.RawIOBase):
         self._pending = b""
         self._errors: tuple[type[BaseException], ...] = READ_ERRORS
         if kind == "gzip":
-            # gzip reads through read_some too (a _Peeked with no head), as every reader does
+            # gzip reads through read_some too, as every reader does
             self._gzip: Any = gzip.GzipFile(fileobj=io.BufferedReader(
-                raw if isinstance(raw, _Peeked) else _Peeked(b"", raw), CHUNK_SIZE), mode="rb")
+                raw if isinstance(raw, Chained) else Chained(b"", raw), CHUNK_SIZE), mode="rb")
         else:
             zstd = _zstandard()
             self._errors += (zstd.ZstdError,)

@@ -36,7 +36,7 @@ from ._terms import DEFAULT_GRAPH, BlankNode, DefaultGraph, IRI, Literal, Triple
 from .convert import TextFrame
 from .errors import JellyDecodeError, JellyError, RdfSyntaxError
 from .formats import get as get_format
-from .io import CHUNK_SIZE, READ_ERRORS, read_some
+from .io import CHUNK_SIZE, READ_ERRORS, Chained, read_some
 from .migrate import ToRdfStar
 
 try:
@@ -301,6 +301,10 @@ class OxigraphSource:
         self._base = base
         self.quads = format in DATASET_FORMATS
         self._declared: dict[str, str] = {}
+        if format == "ndjsonld" or get_format(format).messages:
+            # lines are read through read_some, in pieces (readline of the stream itself
+            # would wait on a pipe in C, where a signal may not stop it)
+            stream = io.BufferedReader(Chained(b"", stream), CHUNK_SIZE)
         if format == "ndjsonld":
             self.grouped = True
             self._parts = self._json_lines(stream)
@@ -316,7 +320,7 @@ class OxigraphSource:
                 self._parts = self._chunks(iter(((False, 1, head + b"".join(
                     iter(lambda: read_some(stream, CHUNK_SIZE), b""))),)))
             else:
-                self._parts = self._document(_Chain(head, stream))
+                self._parts = self._document(Chained(head, stream))
         elif messages:
             raise JellyError(f"{_label(format)} has no RDF message log form; use Turtle, TriG, "
                              f"N-Triples, N-Quads or JSON-LD (one document per line)")
@@ -427,29 +431,6 @@ class OxigraphSource:
 
     def close(self) -> None:
         pass
-
-
-class _Chain(io.RawIOBase):
-    """Bytes already read, then the rest of a stream (pyoxigraph reads it in pieces)."""
-
-    def __init__(self, head: bytes, stream: Any) -> None:
-        self._head = memoryview(head)
-        self._stream = stream
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, b: Any) -> int:
-        if self._head:
-            n = min(len(b), len(self._head))
-            b[:n] = self._head[:n]
-            self._head = self._head[n:]
-            return n
-        data = read_some(self._stream, len(b))    # None (no data yet) is not the end
-        if not data:
-            return 0
-        b[:len(data)] = data
-        return len(data)
 
 
 # ---------------------------------------------------------------------------------- writing
