@@ -527,16 +527,24 @@ cdef inline int _check_rdf12(str s, str p, object g=None) except -1:
     return 0
 
 
-cdef int _check_star(object t) except -1:
-    # what RDF 1.2 says and RDF-star cannot: a base direction (quoted triples nest)
+cpdef object directed(object t):
+    """A literal with a base direction in ``t`` (quoted triples too), or None: what RDF 1.2
+    says and RDF-star cannot (``--to-rdf-star`` and ``syntax="rdf-star"`` output refuse it)."""
+    cdef object lang, found
     if type(t) is Literal:
         lang = (<Literal>t).language
-        if lang is not None and "--" in lang:
-            raise JellyError(f"the literal {_term_nt(t, 0)} has a base direction (RDF 1.2), "
-                             f"which RDF-star cannot say; write it without syntax 'rdf-star'")
-    elif type(t) is Triple:
-        _check_star((<Triple>t).s)
-        _check_star((<Triple>t).o)
+        return t if lang is not None and "--" in lang else None
+    if type(t) is Triple:
+        found = directed((<Triple>t).s)
+        return found if found is not None else directed((<Triple>t).o)
+    return None
+
+
+cdef int _check_star(object t) except -1:
+    found = directed(t)
+    if found is not None:
+        raise JellyError(f"the literal {_term_nt(found, 0)} has a base direction (RDF 1.2), "
+                         f"which RDF-star cannot say; write it without syntax 'rdf-star'")
     return 0
 
 

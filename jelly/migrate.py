@@ -26,8 +26,8 @@ import hashlib
 from collections import OrderedDict
 from typing import Any, Iterable, Iterator
 
-from ._ntformat import term_to_nt
-from ._terms import BlankNode, IRI, Literal, Triple
+from ._ntformat import directed, term_to_nt
+from ._terms import BlankNode, IRI, Triple
 from .errors import JellyError
 
 __all__ = ["RDF_REIFIES", "ToRdf12", "ToRdfStar", "reifier_of", "to_rdf12", "to_rdf_star"]
@@ -164,9 +164,9 @@ class ToRdfStar:
         reified = self._reified
         _uses(s, self._used)
         _uses(o, self._used)
-        directed = _directed(o)
-        if directed is not None:
-            raise JellyError(f"the literal {term_to_nt(directed)} has a base direction (RDF "
+        found = directed(o)
+        if found is not None:
+            raise JellyError(f"the literal {term_to_nt(found)} has a base direction (RDF "
                              f"1.2), which RDF-star cannot say")
         s2 = _collapse(s, reified) if type(s) in (BlankNode, Triple) else s
         o2 = _collapse(o, reified) if type(o) in (BlankNode, Triple) else o
@@ -213,17 +213,6 @@ class ToRdfStar:
 
 def _is_reifies(st: Any) -> bool:
     return st[1] == RDF_REIFIES and type(st[0]) is BlankNode and type(st[2]) is Triple
-
-
-def _directed(term: Any) -> Literal | None:
-    """A literal with a base direction in ``term`` (quoted triples too), or None."""
-    tp = type(term)
-    if tp is Literal:
-        lang = term.language
-        return term if lang is not None and "--" in lang else None
-    if tp is Triple:
-        return _directed(term.o) or _directed(term.s)
-    return None
 
 
 def _uses(term: Any, used: set[BlankNode]) -> None:

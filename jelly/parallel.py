@@ -461,6 +461,7 @@ def _serve(conn: Any, fd_out: int | None,
                 return exc                  # telling it fails too)
         elif not failed:
             output = _Output()
+            waiting.append(output)          # placed whether the task ends or fails
             try:
                 said = run(msg, output)
             except BaseException as exc:    # the main process raises it
@@ -468,11 +469,9 @@ def _serve(conn: Any, fd_out: int | None,
                 # would); the outputs of the tasks before it are still placed, and what the
                 # task wrote before the error (the text before the error is written, as in
                 # one process); later tasks are not run.
-                waiting.append(output)
                 conn.send(("error", exc, output.used))
                 failed = True
                 continue
-            waiting.append(output)
             conn.send(("size", output.used) + said)
     return None
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import os
 import posixpath
@@ -61,6 +62,10 @@ def _hidden(rel: str) -> bool:
     return any(part.startswith(("_", ".")) for part in rel.split("/") if part)
 
 
+class _Missing(JellyError):
+    """A path, or pattern, that names no file."""
+
+
 def list_files(path: str, name_glob: str | None = None) -> list[str]:
     """The data files under ``path`` (a file, a directory read recursively, or a glob pattern,
     with Hadoop's ``{a,b}`` alternatives too), sorted; names starting with ``_`` or ``.`` below
@@ -71,13 +76,10 @@ def list_files(path: str, name_glob: str | None = None) -> list[str]:
         return _list(path, name_glob)
     files: set[str] = set()
     for pattern in patterns:
-        try:
+        with contextlib.suppress(_Missing):     # as in a glob, one may match nothing
             files.update(_list(pattern, name_glob))
-        except JellyError as exc:   # as in a glob, an alternative may match nothing
-            if not str(exc).startswith("path does not exist"):
-                raise
     if not files:
-        raise JellyError(f"path does not exist: no file matches {path}")
+        raise _Missing(f"path does not exist: no file matches {path}")
     return sorted(files)
 
 
@@ -118,11 +120,11 @@ def _list(path: str, name_glob: str | None) -> list[str]:
         found = [info for info in _walk(fs, base)
                  if _matches(info.path.split("/")[:len(parts)], parts)]
         if not found:
-            raise JellyError(f"path does not exist: no file matches {path}")
+            raise _Missing(f"path does not exist: no file matches {path}")
     else:
         info = fs.get_file_info(inner)
         if info.type == pafs.FileType.NotFound:
-            raise JellyError(f"path does not exist: {path}")
+            raise _Missing(f"path does not exist: {path}")
         if info.type == pafs.FileType.File:
             found = [info]
             base = None
