@@ -571,8 +571,8 @@ def test_workers_hold_their_memory_and_fault_it_in_once(tmp_path):
     assert max(later) < pages // 8, faults
     with open("/sys/kernel/mm/transparent_hugepage/enabled") as f:
         huge = "[never]" not in f.read()
-    if huge:                # but the heap's first 2 MiB, up to a huge page's boundary
-        assert max(faults) < pages // 4, faults
+    if huge:                # but the heap's head, up to a huge page's boundary: 526 or 1,037
+        assert max(faults) < pages // 3, faults     # of 4,096 in 12 runs (one or two 2 MiB)
 
 
 def _killed(task, output):
