@@ -336,17 +336,21 @@ def _blocks_at(fd: int) -> Callable[[int, int], memoryview]:
 class _Output:
     """The output of one task of a worker: what is written to it (a decoded frame's text, an
     encoded frame: ``bytes`` from the codecs), kept as it is, without a copy, until it is
-    written out (:func:`_write_at`).  ``write`` lets a :class:`jelly.Writer` write into it."""
+    written out (:func:`_write_at`).  ``write`` lets a :class:`jelly.Writer` write into it.
+    ``between``: called after each write, with the task still running (see :func:`_serve`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, between: Callable[[], object] | None = None) -> None:
         self.chunks: list[bytes] = []
         self.used = 0
+        self.between = between
 
     def write(self, data: Any) -> int:
         if type(data) is not bytes:         # a view that its writer may change later
             data = bytes(data)
         self.chunks.append(data)
         self.used += len(data)
+        if self.between is not None:
+            self.between()
         return len(data)
 
     def flush(self) -> None:
@@ -406,7 +410,7 @@ def _pwritev(fd: int, offset: int, views: list[memoryview]) -> int:
     return offset
 
 
-def _worker_main(conn: Any, inherited: list[int], fd_out: int | None,
+def _worker_main(conn: Any, inherited: list[int], fd_out: int | None, turn: _Turn | None,
                  run: Callable[[Any, _Output], tuple[Any, ...]]) -> None:
     """A worker process.  It runs the tasks it is sent, in order, each with
     ``run(task, output)``, and reports the size of each task's output and what ``run`` said;
@@ -415,7 +419,8 @@ def _worker_main(conn: Any, inherited: list[int], fd_out: int | None,
     pipe (an output that is not a plain file).  An error is reported in place of the task's
     report (``"error"``; the worker goes on placing the outputs before it), or, in placing an
     output, as ``"lost"``; the worker then waits to be let go.  ``inherited``: descriptors of
-    a forked worker to close (see :class:`_Worker`)."""
+    a forked worker to close (see :class:`_Worker`); ``turn``: whose turn it is to write into
+    the output file (see :class:`_Turn`)."""
     for fd in inherited:
         os.close(fd)
     hold_heap(WORKER_HEAP)
@@ -426,7 +431,7 @@ def _worker_main(conn: Any, inherited: list[int], fd_out: int | None,
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
     said: tuple[Any, ...] = ("done",)      # every output placed is written
     try:
-        lost = _serve(conn, fd_out, run)
+        lost = _serve(conn, fd_out, turn, run)
         if lost is not None:
             said = ("lost", lost)           # raised at once by the main process
     except (EOFError, OSError):             # the main process is gone: nobody to tell
@@ -442,38 +447,143 @@ def _worker_main(conn: Any, inherited: list[int], fd_out: int | None,
         pass
 
 
-def _serve(conn: Any, fd_out: int | None,
+class _Lost(BaseException):
+    """An output that could not be placed while a task ran (:func:`_serve`); a BaseException,
+    so that no ``except Exception`` of the codecs takes it for the task's error."""
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__(error)
+        self.error = error
+
+
+class _Turn:
+    """The turn to write into the output file, passed between the workers: a pipe holding one
+    byte, taken by the worker that writes.  Two workers writing into one file at once wait on
+    its inode lock, spinning (each write took twice as long: they finish their tasks together
+    and write together); a worker that finds the turn taken goes on with its task instead
+    and writes when it is given back."""
+
+    #: Seconds a worker with nothing else to do waits for the turn; then it writes without it
+    #: (the turn only saves time: a worker that ended holding it must not stop the others).
+    WAIT = 1.0
+
+    def __init__(self) -> None:
+        self.fds = os.pipe()
+        os.set_blocking(self.fds[0], False)
+        os.write(self.fds[1], b"t")
+
+    def take(self, wait: bool) -> bool:
+        """Take the turn; without ``wait``, only if it is free (False if not)."""
+        deadline = time.monotonic() + self.WAIT
+        while True:
+            try:
+                if os.read(self.fds[0], 1):
+                    return True
+            except BlockingIOError:
+                pass
+            left = deadline - time.monotonic()
+            if not wait or left <= 0:
+                return False
+            import select
+            select.select([self.fds[0]], [], [], left)
+
+    def give(self) -> None:
+        os.write(self.fds[1], b"t")
+
+    def close(self) -> None:
+        for fd in self.fds:
+            os.close(fd)
+
+
+def _serve(conn: Any, fd_out: int | None, turn: _Turn | None,
            run: Callable[[Any, _Output], tuple[Any, ...]]) -> BaseException | None:
     """Run tasks and place outputs as the main process says, until it lets go (``None``);
-    the error of an output that could not be placed (the worker then stops)."""
-    waiting: collections.deque[_Output] = collections.deque()
-    failed = False
-    for msg in iter(conn.recv, None):
-        if isinstance(msg, int):
-            output = waiting.popleft()
-            try:
-                if msg < 0:
-                    conn.send(("data", b"".join(output.chunks)))
+    the error of an output that could not be placed (the worker then stops).
+
+    An output is written as soon as its place comes and ``turn`` is free, also while a later
+    task runs: between two writes of that task's output the pipe is looked at.  Placed only
+    between tasks, each output waited a task longer than it had to, and every worker ended
+    with two or three outputs still to write after its last task."""
+    waiting: collections.deque[_Output] = collections.deque()   # run, not yet placed
+    ready: collections.deque[tuple[_Output, int]] = collections.deque()  # placed, not written
+    inbox: collections.deque[Any] = collections.deque()     # tasks read while a task ran
+
+    def place(offset: int) -> None:
+        output = waiting.popleft()
+        if offset < 0:
+            conn.send(("data", b"".join(output.chunks)))
+        else:
+            ready.append((output, offset))
+
+    def write(wait: bool) -> None:
+        """Write the outputs placed, if the turn is free (``wait``: once it is)."""
+        if not ready:
+            return
+        took = turn is not None and turn.take(wait)
+        if not took and not wait:
+            return
+        try:
+            while ready:
+                output, offset = ready[0]
+                assert fd_out is not None
+                _write_at(fd_out, offset, output.chunks)
+                ready.popleft()
+        finally:
+            if took:
+                turn.give()                     # type: ignore[union-attr]
+
+    def between() -> None:
+        try:
+            while conn.poll():
+                msg = conn.recv()
+                # A place is only ever sent for an output already reported (so never for the
+                # task running): placing it before the tasks read with it changes nothing.
+                if isinstance(msg, int):
+                    place(msg)
                 else:
-                    assert fd_out is not None
-                    _write_at(fd_out, msg, output.chunks)
-            except BaseException as exc:    # a full disk (or the main process gone: then
-                return exc                  # telling it fails too)
-        elif not failed:
-            output = _Output()
-            waiting.append(output)          # placed whether the task ends or fails
+                    inbox.append(msg)
+            write(False)
+        except Exception as exc:            # a full disk, the main process gone (Ctrl-C
+            raise _Lost(exc) from None      # stays the task's, as without this)
+
+    failed = False
+    while True:
+        try:
+            if not inbox:
+                write(True)                 # nothing else to do
+        except BaseException as exc:        # a full disk
+            return exc
+        msg = inbox.popleft() if inbox else conn.recv()
+        if msg is None:
             try:
-                said = run(msg, output)
-            except BaseException as exc:    # the main process raises it
-                # A task's error is its report, raised in task order (as reading in order
-                # would); the outputs of the tasks before it are still placed, and what the
-                # task wrote before the error (the text before the error is written, as in
-                # one process); later tasks are not run.
-                conn.send(("error", exc, output.used))
-                failed = True
-                continue
-            conn.send(("size", output.used) + said)
-    return None
+                write(True)
+            except BaseException as exc:
+                return exc
+            return None
+        if isinstance(msg, int):
+            try:
+                place(msg)
+            except BaseException as exc:    # the main process gone: telling it fails too
+                return exc
+            continue
+        if failed:
+            continue
+        output = _Output(between)
+        waiting.append(output)              # placed whether the task ends or fails
+        try:
+            said = run(msg, output)
+        except _Lost as lost:
+            return lost.error
+        except BaseException as exc:        # the main process raises it
+            # A task's error is its report, raised in task order (as reading in order
+            # would); the outputs of the tasks before it are still placed, and what the
+            # task wrote before the error (the text before the error is written, as in
+            # one process); later tasks are not run.
+            conn.send(("error", exc, output.used))
+            failed = True
+            continue
+        output.between = None
+        conn.send(("size", output.used) + said)
 
 
 def _how(exitcode: int | None) -> str:
@@ -565,12 +675,17 @@ class _Placed:
         self._extent = self.offset       # the size of the output file
         self.tasks = tasks
         self.workers: list[_Worker] = []
+        # The workers' turn to write (forked: they have its pipe; this process needs none).
+        turn = _Turn() if self.fd_out is not None else None
         try:
             for _ in range(min(jobs, len(tasks))):
-                self.workers.append(_Worker(ctx, (self.fd_out, run), self.workers))
+                self.workers.append(_Worker(ctx, (self.fd_out, turn, run), self.workers))
         except BaseException:
             self.close(check=False)
             raise
+        finally:
+            if turn is not None:
+                turn.close()
         self._by_conn = {w.conn: w for w in self.workers}
         self._window = len(self.workers) * (TASKS_AHEAD + 2)
         self._sent = 0

@@ -589,6 +589,111 @@ def test_a_worker_killed_is_said_so(tmp_path):
                 list(placed)
 
 
+
+class _Serving:
+    """A worker's loop (``parallel._serve``) in a thread of this process, with a real pipe and
+    output file; the test is the main process.  Its second task writes ``second:``, waits
+    until the test has placed the first output, writes ``more`` and records what the file
+    holds at that moment."""
+
+    def __init__(self, tmp_path, turn, flags=os.O_RDWR):
+        import multiprocessing
+        import threading
+        self.path = tmp_path / "out"
+        self.path.touch()
+        self.fd = os.open(self.path, flags)
+        self.conn, child = multiprocessing.Pipe()
+        self.placed = threading.Event()
+        self.during: bytes | None = None
+        self.result: list = []
+        self.thread = threading.Thread(
+            target=lambda: self.result.append(parallel._serve(child, self.fd, turn, self.run)),
+            daemon=True)              # a failed test leaves it waiting for its pipe
+        self.thread.start()
+
+    def run(self, task, output):
+        if task == "first":
+            output.write(b"first;")
+        else:
+            output.write(b"second:")
+            assert self.placed.wait(10)
+            output.write(b"more")
+            self.during = os.pread(self.fd, 100, 0)
+        return ()
+
+    def first_placed_during_the_second(self):
+        self.conn.send("first")
+        assert self.conn.recv() == ("size", 6)
+        self.conn.send("second")
+        self.conn.send(0)                   # the first output's place, while the second runs
+        self.placed.set()
+
+    def end(self):
+        self.thread.join(10)
+        os.close(self.fd)
+        return self.result
+
+
+def test_an_output_is_written_as_soon_as_its_place_comes(tmp_path):
+    """A worker writes a placed output while it runs a later task, not after it: the first
+    output is in the file before the second task ends."""
+    serving = _Serving(tmp_path, parallel._Turn())
+    serving.first_placed_during_the_second()
+    assert serving.conn.recv() == ("size", 11)
+    assert serving.during == b"first;"
+    serving.conn.send(6)
+    serving.conn.send(None)
+    assert serving.end() == [None]
+    assert serving.path.read_bytes() == b"first;second:more"
+
+
+def test_a_worker_without_the_turn_writes_when_it_is_given(tmp_path, monkeypatch):
+    """A worker does not write while another has the turn: it goes on with its task, writes
+    once the turn is given back, and gives it back in its turn."""
+    monkeypatch.setattr(parallel._Turn, "WAIT", 30.0)
+    turn = parallel._Turn()
+    assert turn.take(False)                 # another worker writes
+    serving = _Serving(tmp_path, turn)
+    serving.first_placed_during_the_second()
+    assert serving.conn.recv() == ("size", 11)
+    assert serving.during == b""
+    serving.conn.send(6)
+    assert not turn.take(False)
+    turn.give()
+    serving.conn.send(None)
+    assert serving.end() == [None]
+    assert serving.path.read_bytes() == b"first;second:more"
+    assert turn.take(False)                 # given back
+    turn.close()
+
+
+def test_a_turn_never_given_back_stops_no_worker(tmp_path, monkeypatch):
+    """A worker that ended holding the turn does not keep the others from writing: they
+    write without it after ``_Turn.WAIT`` seconds."""
+    monkeypatch.setattr(parallel._Turn, "WAIT", 0.2)
+    turn = parallel._Turn()
+    assert turn.take(False)
+    serving = _Serving(tmp_path, turn)
+    serving.first_placed_during_the_second()
+    assert serving.conn.recv() == ("size", 11)
+    serving.conn.send(6)
+    serving.conn.send(None)
+    assert serving.end() == [None]
+    assert serving.path.read_bytes() == b"first;second:more"
+    turn.close()
+
+
+def test_a_write_that_fails_while_a_task_runs_ends_the_worker(tmp_path):
+    """An output that cannot be written while a later task runs (a full disk) stops that
+    task and is the worker's error: not the task's own error, which it would report."""
+    serving = _Serving(tmp_path, parallel._Turn(), flags=os.O_RDONLY)
+    serving.first_placed_during_the_second()
+    result = serving.end()
+    assert len(result) == 1 and isinstance(result[0], OSError)
+    assert result[0].errno == errno.EBADF
+    assert serving.during is None           # the task stopped at the failed write
+    assert not serving.conn.poll(0.1)       # and reported nothing
+
 @pytest.fixture
 def small_chunks(monkeypatch):
     """Text cut into chunks of a few statements, so that small inputs run in parts."""
