@@ -381,6 +381,22 @@ def test_the_scan_reads_blocks_and_flags_odd_first_rows():
     assert len(scan(two)[0]) == 2
 
 
+def test_a_file_scans_the_same_mapped_or_read_in_blocks(tmp_path, monkeypatch):
+    sts = [(jelly.IRI(f"{EX}s{i}"), jelly.IRI(f"{EX}p"), jelly.Literal("x" * (i % 50)))
+           for i in range(2000)]
+    data = jelly.serialize(sts, rows_per_frame=64, segment_size=300)
+    (tmp_path / "in.jelly").write_bytes(data)
+    with open(tmp_path / "in.jelly", "rb") as f:
+        mapped = parallel.scan_file(f.fileno(), len(data))
+        import mmap
+
+        def refused(*args, **kwargs):
+            raise OSError("no mapping here")
+        monkeypatch.setattr(mmap, "mmap", refused)
+        read = parallel.scan_file(f.fileno(), len(data))
+    assert mapped == read == scan(data) and len(mapped[0]) > 5
+
+
 # ---------------------------------------------------------------------- jelly convert --jobs
 
 def _convert(tmp_path, src, out_name, jobs, **kw):
