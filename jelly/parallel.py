@@ -31,9 +31,11 @@ import dataclasses
 import errno
 import functools
 import io
+import marshal
 import os
 import signal
 import stat
+import sys
 import time
 from typing import TYPE_CHECKING, Any, Callable, Iterator, cast
 
@@ -45,8 +47,8 @@ from .errors import JellyError, RdfSyntaxError
 from .io import FrameReader, compression, is_stdio, not_jelly
 from .options import DEFAULT_LIMITS, PhysicalStreamType, ReaderLimits, StreamOptions
 
-# multiprocessing is imported where workers start: a conversion in one process (most of them)
-# does not pay ~10 ms of start-up for it.
+# Workers are forked with os.fork and talk through pipes of their own (_Forked, _Channel):
+# multiprocessing (11-13 ms to import and start a process) only where there is no fork.
 if TYPE_CHECKING:
     from .convert import Source
     from .io import BinaryWriter
@@ -278,8 +280,7 @@ def available_cores() -> int:
 
 def _start_method() -> str:
     # fork: the workers start at once with jelly already imported.
-    import multiprocessing
-    return "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    return "fork" if hasattr(os, "fork") else "spawn"
 
 
 class FileRange(io.RawIOBase):
@@ -429,9 +430,9 @@ def _pwritev(fd: int, offset: int, views: list[memoryview]) -> int:
 
 
 def _worker_main(conn: Any, inherited: list[int], fd_out: int | None, turn: _Turn | None,
-                 run: Callable[[Any, _Output], tuple[Any, ...]]) -> None:
-    """A worker process.  It runs the tasks it is sent, in order, each with
-    ``run(task, output)``, and reports the size of each task's output and what ``run`` said;
+                 run: Callable[[Any, _Output], tuple[Any, ...]], tasks: list[Any]) -> None:
+    """A worker process.  It runs the tasks of ``tasks`` it is sent (``(index,)``), in order,
+    each with ``run(task, output)``, and reports the size of each task's output and what ``run`` said;
     then it is told where the output goes: an offset of the output file, where it writes it
     itself (the output is written once, by the workers in parallel), or -1: back through the
     pipe (an output that is not a plain file).  An error is reported in place of the task's
@@ -449,7 +450,7 @@ def _worker_main(conn: Any, inherited: list[int], fd_out: int | None, turn: _Tur
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
     said: tuple[Any, ...] = ("done",)      # every output placed is written
     try:
-        lost = _serve(conn, fd_out, turn, run)
+        lost = _serve(conn, fd_out, turn, run, tasks)
         if lost is not None:
             said = ("lost", lost)           # raised at once by the main process
     except (EOFError, OSError):             # the main process is gone: nobody to tell
@@ -514,7 +515,8 @@ class _Turn:
 
 
 def _serve(conn: Any, fd_out: int | None, turn: _Turn | None,
-           run: Callable[[Any, _Output], tuple[Any, ...]]) -> BaseException | None:
+           run: Callable[[Any, _Output], tuple[Any, ...]], tasks: list[Any]
+           ) -> BaseException | None:
     """Run tasks and place outputs as the main process says, until it lets go (``None``);
     the error of an output that could not be placed (the worker then stops).
 
@@ -589,7 +591,7 @@ def _serve(conn: Any, fd_out: int | None, turn: _Turn | None,
         output = _Output(between)
         waiting.append(output)              # placed whether the task ends or fails
         try:
-            said = run(msg, output)
+            said = run(tasks[msg[0]], output)
         except _Lost as lost:
             return lost.error
         except BaseException as exc:        # the main process raises it
@@ -616,27 +618,167 @@ def _how(exitcode: int | None) -> str:
     return f"(exit status {exitcode})"
 
 
-class _Worker:
-    """A worker process and its end of the pipe; the tasks it holds, in order."""
+class _Channel:
+    """This process's ends of the two pipes to and from a forked worker: what a
+    ``multiprocessing`` pipe gives (``send``, ``recv``, ``poll``) without importing
+    ``multiprocessing``, which took 11-13 ms of a 0.3 s conversion on the way of the first
+    task.  A message is its length and ``marshal``'s bytes, or ``pickle``'s for what
+    ``marshal`` cannot take (an exception)."""
 
-    def __init__(self, ctx: Any, args: tuple[Any, ...], started: list[_Worker]) -> None:
-        self.conn, child = ctx.Pipe()
-        # A forked worker has copies of this process's ends of the pipes, of its own too; it
-        # closes them, so that it sees its pipe end (EOFError) if this process is killed,
-        # instead of waiting for ever.
-        fork = ctx.get_start_method() == "fork"
-        inherited = [w.conn.fileno() for w in started] + [self.conn.fileno()] if fork else []
-        self.process = ctx.Process(target=_worker_main, args=(child, inherited) + args,
-                                   daemon=True)
-        # A SIGTERM (terminate()) before the worker has set its own handler would run the
-        # handler of this process in it (the CLI's raises an exception): it waits, blocked.
-        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM}) if fork else None
+    def __init__(self, read_fd: int, write_fd: int) -> None:
+        self.read_fd = read_fd
+        self.write_fd = write_fd
+        self._poller: Any = None
+
+    def fileno(self) -> int:
+        return self.read_fd
+
+    def send(self, msg: Any) -> None:
         try:
+            body = b"m" + marshal.dumps(msg)
+        except ValueError:
+            import pickle
+            body = b"p" + pickle.dumps(msg, pickle.HIGHEST_PROTOCOL)
+        views = [memoryview(len(body).to_bytes(8, "little")), memoryview(body)]
+        while views:
+            done = os.writev(self.write_fd, views)
+            while views and done >= len(views[0]):
+                done -= len(views.pop(0))
+            if views:
+                views[0] = views[0][done:]
+
+    def recv(self) -> Any:
+        body = self._read(int.from_bytes(self._read(8), "little"))
+        if body[:1] == b"m":
+            return marshal.loads(memoryview(body)[1:])
+        import pickle
+        return pickle.loads(memoryview(body)[1:])
+
+    def _read(self, n: int) -> bytearray:
+        buf = bytearray(n)
+        view = memoryview(buf)
+        got = 0
+        while got < n:
+            k = os.readv(self.read_fd, [view[got:]])
+            if not k:
+                raise EOFError("the other end of the pipe is closed")
+            got += k
+        return buf
+
+    def poll(self, timeout: float = 0.0) -> bool:
+        """Whether a message (or the pipe's end) is there to read, within ``timeout`` s."""
+        if self._poller is None:
+            import select
+            self._poller = select.poll()
+            self._poller.register(self.read_fd, select.POLLIN)
+        return bool(self._poller.poll(int(timeout * 1000)))
+
+    def close(self) -> None:
+        for fd in (self.read_fd, self.write_fd):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self.read_fd = self.write_fd = -1
+
+
+def _readable(fds: list[int], timeout: float | None) -> list[int]:
+    """The descriptors of ``fds`` with something to read (or at their end), waiting up to
+    ``timeout`` seconds (None: until one has); ``poll``, which takes any descriptor number."""
+    import select
+    poller = select.poll()
+    for fd in fds:
+        poller.register(fd, select.POLLIN)
+    return [fd for fd, _ in poller.poll(None if timeout is None else int(timeout * 1000))]
+
+
+class _Forked:
+    """A worker process forked with ``os.fork``, running ``target(*args)``: what a
+    ``multiprocessing`` process gives (``pid``, ``join``, ``exitcode``, ``is_alive``,
+    ``terminate``).  The worker leaves with ``os._exit``: no exit handlers of the program
+    it was forked from, and nothing of that program's buffers written out twice."""
+
+    def __init__(self, target: Callable[..., object], args: tuple[Any, ...]) -> None:
+        self.exitcode: int | None = None
+        self.pid = os.fork()
+        if self.pid == 0:
+            code = 1
+            try:
+                target(*args)
+                code = 0
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else 1
+            except BaseException:
+                import traceback
+                traceback.print_exc()
+                with contextlib.suppress(BaseException):
+                    sys.stderr.flush()
+            finally:
+                os._exit(code)
+
+    def _poll(self, flags: int) -> int | None:
+        if self.exitcode is None:
+            try:
+                pid, status = os.waitpid(self.pid, flags)
+            except ChildProcessError:       # reaped by someone else (SIGCHLD ignored)
+                self.exitcode = 0
+            else:
+                if pid:
+                    self.exitcode = os.waitstatus_to_exitcode(status)
+        return self.exitcode
+
+    def join(self, timeout: float | None = None) -> None:
+        if timeout is None:
+            self._poll(0)
+            return
+        deadline = time.monotonic() + timeout
+        while self._poll(os.WNOHANG) is None and time.monotonic() < deadline:
+            time.sleep(0.005)
+
+    def is_alive(self) -> bool:
+        return self._poll(os.WNOHANG) is None
+
+    def terminate(self) -> None:
+        if self._poll(os.WNOHANG) is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGTERM)
+
+
+class _Worker:
+    """A worker process and its end of the pipe; the tasks it holds, in order.  ``method``:
+    ``"fork"`` (:class:`_Forked`, :class:`_Channel`) or a ``multiprocessing`` start method."""
+
+    def __init__(self, method: str, args: tuple[Any, ...], started: list[_Worker]) -> None:
+        self.conn: Any
+        self.process: Any
+        if method != "fork":
+            import multiprocessing
+            ctx: Any = multiprocessing.get_context(method)
+            self.conn, child = ctx.Pipe()
+            self.process = ctx.Process(target=_worker_main, args=(child, []) + args,
+                                       daemon=True)
             self.process.start()
-        finally:
-            if mask is not None:
+            child.close()
+        else:
+            worker_reads, main_writes = os.pipe()
+            main_reads, worker_writes = os.pipe()
+            self.conn = _Channel(main_reads, main_writes)
+            # A forked worker has copies of this process's ends of the pipes, of its own too;
+            # it closes them, so that it sees its pipe end (EOFError) if this process is
+            # killed, instead of waiting for ever.
+            inherited = [fd for w in started + [self]
+                         for fd in (w.conn.read_fd, w.conn.write_fd)]
+            # A SIGTERM (terminate()) before the worker has set its own handler would run the
+            # handler of this process in it (the CLI's raises an exception): it waits, blocked.
+            mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+            try:
+                self.process = _Forked(_worker_main,
+                                       (_Channel(worker_reads, worker_writes), inherited) + args)
+            except BaseException:
+                self.conn.close()
+                raise
+            finally:
                 signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-        child.close()
+                os.close(worker_reads)
+                os.close(worker_writes)
         self.tasks: collections.deque[int] = collections.deque()
 
     def recv(self) -> Any:
@@ -683,9 +825,7 @@ class _Placed:
 
     def __init__(self, out: BinaryWriter, jobs: int, run: Callable[[Any, _Output], Any],
                  tasks: list[Any]) -> None:
-        method = _start_method()
-        import multiprocessing
-        ctx = multiprocessing.get_context(method)
+        method = self._method = _start_method()
         self.out = out
         self.fd_out = _placeable(out, method)
         out.flush()
@@ -697,14 +837,15 @@ class _Placed:
         turn = _Turn() if self.fd_out is not None else None
         try:
             for _ in range(min(jobs, len(tasks))):
-                self.workers.append(_Worker(ctx, (self.fd_out, turn, run), self.workers))
+                self.workers.append(_Worker(method, (self.fd_out, turn, run, tasks),
+                                            self.workers))
         except BaseException:
             self.close(check=False)
             raise
         finally:
             if turn is not None:
                 turn.close()
-        self._by_conn = {w.conn: w for w in self.workers}
+        self._by_fd = {w.conn.fileno(): w for w in self.workers}
         self._window = len(self.workers) * (TASKS_AHEAD + 2)
         self._sent = 0
         self._reports: dict[int, tuple[Any, _Worker]] = {}
@@ -716,14 +857,19 @@ class _Placed:
             w = min(self.workers, key=lambda w: len(w.tasks))
             if len(w.tasks) > TASKS_AHEAD:
                 return
-            w.send(self.tasks[self._sent])
+            w.send((self._sent,))           # the worker has the tasks
             w.tasks.append(self._sent)
             self._sent += 1
 
     def _receive(self) -> None:
-        import multiprocessing.connection
-        for conn in multiprocessing.connection.wait(list(self._by_conn)):
-            w = self._by_conn[conn]
+        if self._method == "fork":
+            ready = _readable(list(self._by_fd), None)
+        else:
+            import multiprocessing.connection
+            ready = [cast(Any, conn).fileno() for conn in
+                     multiprocessing.connection.wait([w.conn for w in self.workers])]
+        for fd in ready:
+            w = self._by_fd[fd]
             self._report(w, w.recv())
 
     def _report(self, w: _Worker, msg: tuple[Any, ...]) -> None:

@@ -606,6 +606,56 @@ def test_a_worker_killed_is_said_so(tmp_path):
 
 
 
+def test_a_channel_carries_messages_and_says_when_the_other_end_is_gone():
+    """A worker's pipe (``parallel._Channel``) carries what the engine sends, also more than
+    a pipe holds at once, and an exception (pickled, not marshalled); once the other end is
+    closed, a read says so (EOFError), as a multiprocessing pipe does."""
+    import threading
+    read_fd, write_fd = os.pipe()
+    channel = parallel._Channel(read_fd, write_fd)
+    big = bytes(range(256)) * 20_000        # 5 MB, many times a pipe's buffer
+    messages = [None, 7, -1, (3,), ("size", 10, 2, None), ("data", big), ("done",),
+                ("error", jelly.JellyDecodeError("bad frame", offset=12, frame=3), 5)]
+    sender = threading.Thread(target=lambda: [channel.send(m) for m in messages], daemon=True)
+    sender.start()
+    got = [channel.recv() for _ in messages]
+    sender.join(10)
+    assert got[:-1] == messages[:-1]
+    error = got[-1][1]
+    assert type(error) is jelly.JellyDecodeError and str(error) == str(messages[-1][1])
+    assert (error.offset, error.frame) == (12, 3)
+    assert not channel.poll()
+    os.close(write_fd)
+    assert channel.poll(1.0)                # the end is there to read
+    with pytest.raises(EOFError):
+        channel.recv()
+    os.close(read_fd)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="forks")
+def test_a_forked_worker_ends_with_its_status(capfd):
+    """``parallel._Forked`` says how the process ended, as a multiprocessing process does:
+    0, the code it exits with, 1 after an exception (whose traceback it prints), and minus
+    the signal that ended it."""
+    import signal
+    import time
+
+    def fails():
+        raise ValueError("in the worker")
+
+    ended = []
+    for target in (lambda: None, lambda: sys.exit(3), fails):
+        process = parallel._Forked(target, ())
+        process.join(20)
+        ended.append(process.exitcode)
+    sleeper = parallel._Forked(lambda: time.sleep(30), ())
+    assert sleeper.is_alive()
+    sleeper.terminate()
+    sleeper.join(20)
+    assert ended + [sleeper.exitcode] == [0, 3, 1, -signal.SIGTERM]
+    assert "ValueError: in the worker" in capfd.readouterr().err
+
+
 class _Serving:
     """A worker's loop (``parallel._serve``) in a thread of this process, with a real pipe and
     output file; the test is the main process.  Its second task writes ``second:``, waits
@@ -613,17 +663,20 @@ class _Serving:
     holds at that moment."""
 
     def __init__(self, tmp_path, turn, flags=os.O_RDWR):
-        import multiprocessing
         import threading
         self.path = tmp_path / "out"
         self.path.touch()
         self.fd = os.open(self.path, flags)
-        self.conn, child = multiprocessing.Pipe()
+        worker_reads, main_writes = os.pipe()
+        main_reads, worker_writes = os.pipe()
+        self.conn = parallel._Channel(main_reads, main_writes)
+        child = parallel._Channel(worker_reads, worker_writes)
         self.placed = threading.Event()
         self.during: bytes | None = None
         self.result: list = []
         self.thread = threading.Thread(
-            target=lambda: self.result.append(parallel._serve(child, self.fd, turn, self.run)),
+            target=lambda: self.result.append(
+                parallel._serve(child, self.fd, turn, self.run, ["first", "second"])),
             daemon=True)              # a failed test leaves it waiting for its pipe
         self.thread.start()
 
@@ -638,9 +691,9 @@ class _Serving:
         return ()
 
     def first_placed_during_the_second(self):
-        self.conn.send("first")
+        self.conn.send((0,))                # tasks by their index
         assert self.conn.recv() == ("size", 6)
-        self.conn.send("second")
+        self.conn.send((1,))
         self.conn.send(0)                   # the first output's place, while the second runs
         self.placed.set()
 
