@@ -807,13 +807,15 @@ def test_convert_options_between_the_input_and_the_output(tmp_path):
 
 def test_convert_starts_without_the_other_commands_and_workers(tmp_path):
     """A conversion in one process imports neither the modules of the other commands (patch,
-    gRPC, transcode) nor multiprocessing: start-up is paid by every run of `jelly convert`."""
+    gRPC, transcode, inspect with json) nor multiprocessing: start-up is paid by every run of
+    `jelly convert`."""
     src = tmp_path / "in.nt"
     src.write_bytes(b"<http://example.org/s> <http://example.org/p> <http://example.org/o> .\n")
     code = ("import sys; from jelly.cli import main\n"
             f"assert main(['convert', {str(src)!r}, {str(tmp_path / 'out.jelly')!r}]) == 0\n"
             "loaded = [m for m in ('jelly.patch_cli', 'jelly.patchdata', 'jelly.grpc.cli', "
-            "'jelly.transcode', 'multiprocessing', 'concurrent.futures') if m in sys.modules]\n"
+            "'jelly.transcode', 'jelly.inspect', 'json', 'multiprocessing', "
+            "'concurrent.futures') if m in sys.modules]\n"
             "print(','.join(loaded))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=60)
@@ -821,6 +823,7 @@ def test_convert_starts_without_the_other_commands_and_workers(tmp_path):
     assert proc.stdout.strip() == ""
     # the other commands are still there
     assert cli.build_parser().parse_args(["patch", "inspect", "x.rdfp"]).command == "patch"
+    assert cli.build_parser("inspect").parse_args(["inspect", "--detail", "node"]).detail == "node"
 
 
 @pytest.mark.parametrize("command", ["convert", "transcode"])
