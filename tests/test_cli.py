@@ -140,6 +140,49 @@ def test_real_pipes(tmp_path):
     assert version.returncode == 0 and version.stdout.startswith("jelly ")
 
 
+RUN = ("import atexit, sys\n"
+       "from jelly import cli\n"
+       "atexit.register(lambda: sys.stdout.write('exit handler ran\\n'))\n"
+       "class Freed:\n"
+       "    def __del__(self):\n"
+       "        sys.stdout.write('freed in the teardown\\n')\n"
+       "kept = Freed()\n"
+       "sys.argv = ['jelly'] + sys.argv[1:]\n"
+       "cli.run()\n"
+       "print('not reached')\n")
+
+
+def test_the_command_leaves_at_once_after_its_exit_handlers(tmp_path):
+    """``jelly`` (``cli.run``) leaves without the interpreter's teardown (an object it would
+    free says nothing), but only after the exit handlers have run and standard output is
+    flushed, with main's exit status."""
+    env = helpers.jelly_subprocess_env()
+    convert(SENSORS, tmp_path / "s.jelly")
+    done = subprocess.run([sys.executable, "-c", RUN, "inspect", str(tmp_path / "s.jelly"),
+                           "--json"], capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 0, done.stderr
+    report, handler = done.stdout.rsplit("\n", 2)[:2]
+    assert json.loads(report)["frames"] == 1 and handler == "exit handler ran"
+    failed = subprocess.run([sys.executable, "-c", RUN, "inspect", str(tmp_path / "nothing")],
+                            capture_output=True, text=True, env=env, timeout=60)
+    assert failed.returncode == 1
+    assert failed.stdout == "exit handler ran\n"
+    assert failed.stderr.startswith("jelly: error: ") and "Traceback" not in failed.stderr
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_output_that_cannot_be_flushed_at_the_end_is_an_error(tmp_path):
+    """What a command leaves in standard output's buffer is flushed before it leaves: a full
+    device is a one-line error and exit status 1, as for any other write."""
+    convert(SENSORS, tmp_path / "s.jelly")
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([sys.executable, "-m", "jelly", "inspect", str(tmp_path / "s.jelly")],
+                              stdout=full, stderr=subprocess.PIPE, text=True,
+                              env=helpers.jelly_subprocess_env(), timeout=60)
+    assert proc.returncode == 1
+    assert proc.stderr == "jelly: error: No space left on device\n"
+
+
 def test_gzip_in_and_out(tmp_path):
     gz_in = tmp_path / "s.nt.gz"
     gz_in.write_bytes(gzip.compress(SENSORS.read_bytes()))
