@@ -16,8 +16,8 @@ Five measurements, on the 2M-statement ``sensors`` file that ``split_bench.py`` 
   vCPUs cost.
 * ``startup``: the wall time of ``jelly convert --help`` in a fresh process (the interpreter,
   site packages and jelly's imports, which every command pays), and the time a fresh process
-  that has imported the CLI takes to import what ``--jobs`` needs (``multiprocessing``);
-  medians over ``--repeat``.
+  that has imported the CLI takes to import ``multiprocessing`` (what ``--jobs`` imported
+  until its workers were forked without it); medians over ``--repeat``.
 * ``spark_scan``: the Spark source's scan of the file for segment starts through pyarrow
   (what planning the partitions of a large file reads), in the 1 MiB blocks it reads a local
   file in and the 8 MiB blocks it reads an object store in; medians over ``--repeat``.
@@ -48,7 +48,7 @@ def _parts(path: str) -> list:
     fd = os.open(path, os.O_RDONLY)
     try:
         size = os.fstat(fd).st_size
-        found = parallel.scan(parallel._blocks_at(fd), size, DEFAULT_LIMITS, 1 << 20)
+        found = parallel.scan_file(fd, size, DEFAULT_LIMITS)
     finally:
         os.close(fd)
     return parallel.plan(found, size, size // (2 * parallel.PARTS_PER_JOB))
@@ -70,6 +70,17 @@ def _decode_parts(path: str, parts: list, out_path: str) -> None:
             offset += output.used
     finally:
         os.close(fd)
+
+
+def _covered(spans: list[tuple[float, float]]) -> float:
+    """The time inside any of ``spans``: a worker writes a placed output while a later task
+    runs, so its writes can fall inside its tasks."""
+    total, end = 0.0, float("-inf")
+    for a, b in sorted(spans):
+        if b > end:
+            total += b - max(a, end)
+            end = b
+    return total
 
 
 def engine(path: str, repeat: int, tmp: str) -> dict:
@@ -107,7 +118,7 @@ def engine(path: str, repeat: int, tmp: str) -> dict:
                     by_worker.setdefault(pid, []).append((float(a) - start, float(b) - start))
             first = min(a for spans in by_worker.values() for a, _ in spans)
             last = max(b for spans in by_worker.values() for _, b in spans)
-            idle = [last - first - sum(b - a for a, b in spans) for spans in by_worker.values()]
+            idle = [last - first - _covered(spans) for spans in by_worker.values()]
             rows.append({"total": total, "before_first_task": first,
                          "idle_per_worker": idle, "after_last_write": total - last})
     finally:
