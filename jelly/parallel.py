@@ -432,14 +432,14 @@ def _pwritev(fd: int, offset: int, views: list[memoryview]) -> int:
 def _worker_main(conn: Any, inherited: list[int], fd_out: int | None, turn: _Turn | None,
                  run: Callable[[Any, _Output], tuple[Any, ...]], tasks: list[Any]) -> None:
     """A worker process.  It runs the tasks of ``tasks`` it is sent (``(index,)``), in order,
-    each with ``run(task, output)``, and reports the size of each task's output and what ``run`` said;
-    then it is told where the output goes: an offset of the output file, where it writes it
-    itself (the output is written once, by the workers in parallel), or -1: back through the
-    pipe (an output that is not a plain file).  An error is reported in place of the task's
-    report (``"error"``; the worker goes on placing the outputs before it), or, in placing an
-    output, as ``"lost"``; the worker then waits to be let go.  ``inherited``: descriptors of
-    a forked worker to close (see :class:`_Worker`); ``turn``: whose turn it is to write into
-    the output file (see :class:`_Turn`)."""
+    each with ``run(task, output)``, and reports the size of each task's output and what
+    ``run`` said; then it is told where the output goes: an offset of the output file, where it
+    writes it itself (the output is written once, by the workers in parallel), or -1: back
+    through the pipe (an output that is not a plain file).  An error is reported in place of
+    the task's report (``"error"``; the worker goes on placing the outputs before it), or, in
+    placing an output, as ``"lost"``; the worker then waits to be let go.  ``inherited``:
+    descriptors of a forked worker to close (see :class:`_Worker`); ``turn``: whose turn it is
+    to write into the output file (see :class:`_Turn`)."""
     for fd in inherited:
         os.close(fd)
     hold_heap(WORKER_HEAP)
@@ -704,8 +704,8 @@ class _Forked:
             try:
                 target(*args)
                 code = 0
-            except SystemExit as exc:
-                code = exc.code if isinstance(exc.code, int) else 1
+            except SystemExit as exc:       # as the interpreter takes sys.exit's argument
+                code = 0 if exc.code is None else exc.code if isinstance(exc.code, int) else 1
             except BaseException:
                 import traceback
                 traceback.print_exc()

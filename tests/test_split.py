@@ -635,8 +635,8 @@ def test_a_channel_carries_messages_and_says_when_the_other_end_is_gone():
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="forks")
 def test_a_forked_worker_ends_with_its_status(capfd):
     """``parallel._Forked`` says how the process ended, as a multiprocessing process does:
-    0, the code it exits with, 1 after an exception (whose traceback it prints), and minus
-    the signal that ended it."""
+    0, the code it exits with, 1 after an exception (whose traceback it prints), 0 for
+    ``sys.exit()``, and minus the signal that ended it."""
     import signal
     import time
 
@@ -644,7 +644,7 @@ def test_a_forked_worker_ends_with_its_status(capfd):
         raise ValueError("in the worker")
 
     ended = []
-    for target in (lambda: None, lambda: sys.exit(3), fails):
+    for target in (lambda: None, lambda: sys.exit(3), fails, sys.exit):
         process = parallel._Forked(target, ())
         process.join(20)
         ended.append(process.exitcode)
@@ -652,7 +652,7 @@ def test_a_forked_worker_ends_with_its_status(capfd):
     assert sleeper.is_alive()
     sleeper.terminate()
     sleeper.join(20)
-    assert ended + [sleeper.exitcode] == [0, 3, 1, -signal.SIGTERM]
+    assert ended + [sleeper.exitcode] == [0, 3, 1, 0, -signal.SIGTERM]
     assert "ValueError: in the worker" in capfd.readouterr().err
 
 
