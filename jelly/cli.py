@@ -231,50 +231,55 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     _add_writer_options(conv)
     conv.set_defaults(func=cmd_convert)
     if command != "convert":    # jelly.inspect (and json) are not imported for a conversion
-        from .inspect import DETAILS
-        insp = sub.add_parser("inspect", help="show stream options and rows of each kind",
-                              description="Stream options and rows of each kind, in total or per "
-                                          "frame, counted or in bytes.")
-        insp.add_argument("file", nargs="?", default="-", help="input file (default: stdin)")
-        rows = insp.add_mutually_exclusive_group()
-        rows.add_argument("--per-frame", action="store_true", help="a row per frame, then totals")
-        rows.add_argument("--summary", action="store_false", dest="per_frame",
-                          help="totals only (the default)")
-        insp.add_argument("--detail", choices=DETAILS,
-                          help="terms of statement rows by kind (node), position (term) or both")
-        insp.add_argument("--size", action="store_true",
-                          help="bytes on the wire instead of counts")
-        insp.add_argument("--format", choices=["table", "yaml", "json"], default="table",
-                          help="output format (default: table)")
-        insp.add_argument("--json", action="store_true", help="the same as --format json")
-        insp.add_argument("--from", dest="from_format", metavar="FORMAT",
-                          help="format of the file (default: by its extension, else Jelly)")
-        insp.set_defaults(func=cmd_inspect)
-        val = sub.add_parser("validate", help="check a Jelly file strictly; exit status 0 or 1",
-                             description="Check a Jelly stream strictly (concatenated streams one "
-                                         "by one), optionally against expected options and "
-                                         "reference data.")
-        val.add_argument("file", nargs="?", default="-", help="input file (default: stdin)")
-        val.add_argument("--compare-to", metavar="FILE",
-                         help="the stream must hold the same statements as FILE (any format): "
-                              "the same dataset, blank nodes renamed")
-        val.add_argument("--compare-format", metavar="FORMAT",
-                         help="format of --compare-to (default: by its name, else its content)")
-        val.add_argument("--ordered", action="store_true",
-                         help="with --compare-to: the same statements in the same order")
-        val.add_argument("--frames", metavar="RANGE",
-                         help="with --compare-to: only these frames (3, ..3, 3.., 1..3, 1..=3)")
-        val.add_argument("--options-file", metavar="FILE",
-                         help="every stream must have exactly the options of this Jelly (or "
-                              "Jelly-Text) file")
-        val.add_argument("--delimited", choices=["auto", "yes", "no"], default="auto",
-                         help="require a delimited stream (yes) or a single frame (no)")
-        val.add_argument("-q", "--quiet", action="store_true")
-        val.set_defaults(func=cmd_validate)
+        _add_inspect_commands(sub)
     if command not in CORE_COMMANDS:
         for module in COMMAND_MODULES:
             importlib.import_module(module).add_commands(sub)
     return parser
+
+
+def _add_inspect_commands(sub: Any) -> None:
+    """``jelly inspect`` and ``jelly validate``."""
+    from .inspect import DETAILS
+    insp = sub.add_parser("inspect", help="show stream options and rows of each kind",
+                          description="Stream options and rows of each kind, in total or per "
+                                      "frame, counted or in bytes.")
+    insp.add_argument("file", nargs="?", default="-", help="input file (default: stdin)")
+    rows = insp.add_mutually_exclusive_group()
+    rows.add_argument("--per-frame", action="store_true", help="a row per frame, then totals")
+    rows.add_argument("--summary", action="store_false", dest="per_frame",
+                      help="totals only (the default)")
+    insp.add_argument("--detail", choices=DETAILS,
+                      help="terms of statement rows by kind (node), position (term) or both")
+    insp.add_argument("--size", action="store_true",
+                      help="bytes on the wire instead of counts")
+    insp.add_argument("--format", choices=["table", "yaml", "json"], default="table",
+                      help="output format (default: table)")
+    insp.add_argument("--json", action="store_true", help="the same as --format json")
+    insp.add_argument("--from", dest="from_format", metavar="FORMAT",
+                      help="format of the file (default: by its extension, else Jelly)")
+    insp.set_defaults(func=cmd_inspect)
+    val = sub.add_parser("validate", help="check a Jelly file strictly; exit status 0 or 1",
+                         description="Check a Jelly stream strictly (concatenated streams one "
+                                     "by one), optionally against expected options and "
+                                     "reference data.")
+    val.add_argument("file", nargs="?", default="-", help="input file (default: stdin)")
+    val.add_argument("--compare-to", metavar="FILE",
+                     help="the stream must hold the same statements as FILE (any format): "
+                          "the same dataset, blank nodes renamed")
+    val.add_argument("--compare-format", metavar="FORMAT",
+                     help="format of --compare-to (default: by its name, else its content)")
+    val.add_argument("--ordered", action="store_true",
+                     help="with --compare-to: the same statements in the same order")
+    val.add_argument("--frames", metavar="RANGE",
+                     help="with --compare-to: only these frames (3, ..3, 3.., 1..3, 1..=3)")
+    val.add_argument("--options-file", metavar="FILE",
+                     help="every stream must have exactly the options of this Jelly (or "
+                          "Jelly-Text) file")
+    val.add_argument("--delimited", choices=["auto", "yes", "no"], default="auto",
+                     help="require a delimited stream (yes) or a single frame (no)")
+    val.add_argument("-q", "--quiet", action="store_true")
+    val.set_defaults(func=cmd_validate)
 
 
 class _Terminated(BaseException):
