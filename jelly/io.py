@@ -109,6 +109,9 @@ def read_some(stream: BinaryReader, n: int) -> bytes:
 _signal_pipe: int | None = None
 #: Buffered streams known to hold no bytes in their buffer (see :func:`read_some`).
 _drained: weakref.WeakSet[io.BufferedReader] = weakref.WeakSet()
+#: Files whose reads never wait (regular files: ``select`` always calls them ready), looked up
+#: once per file, not waited on with a system call per read.
+_never_waits: weakref.WeakSet[io.FileIO] = weakref.WeakSet()
 
 
 @contextlib.contextmanager
@@ -148,16 +151,23 @@ def _wait_for_input(stream: BinaryReader) -> None:
     """Wait until ``stream`` has input (or its end) to read without blocking, or a signal
     came (its handler runs as this returns to Python, and may raise).  Only a raw file, or a
     buffered one with an empty buffer, is waited on: bytes in a buffer are input at hand."""
+    raw: Any = stream
     if isinstance(stream, io.BufferedReader):
         # over another layer (Chained), the read_some of that layer waits: the layer may
         # hold bytes while the descriptor has none
         if stream not in _drained or not isinstance(stream.raw, io.FileIO):
             return
+        raw = stream.raw
     elif not isinstance(stream, io.FileIO):
+        return
+    if raw in _never_waits:
         return
     assert _signal_pipe is not None
     try:
-        fd = stream.fileno()
+        fd = raw.fileno()
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            _never_waits.add(raw)
+            return
         while fd not in select.select([fd, _signal_pipe], [], [])[0]:
             with contextlib.suppress(OSError):      # empty: BlockingIOError
                 while os.read(_signal_pipe, 64):

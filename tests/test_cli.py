@@ -590,6 +590,27 @@ def test_a_stopped_conversion_leaves_nothing_behind(tmp_path, sig, code):
     assert (tmp_path / "out.jelly").read_bytes() == b"old"
 
 
+@pytest.mark.skipif(os.name != "posix", reason="POSIX descriptors")
+def test_a_regular_file_is_read_without_waiting_on_it(tmp_path, monkeypatch):
+    """Under ``watch_signals`` a pipe is waited on with ``select`` before each read; a regular
+    file, which a read never waits on, is not (a system call per 64 KiB read, for nothing)."""
+    import select
+    from jelly.io import read_some, watch_signals
+    waits = []
+    real = select.select
+    monkeypatch.setattr(select, "select", lambda *args: waits.append(args) or real(*args))
+    (tmp_path / "in").write_bytes(b"x" * 300_000)
+    read_fd, write_fd = os.pipe()
+    os.write(write_fd, b"y" * 30_000)
+    os.close(write_fd)
+    with watch_signals(), open(tmp_path / "in", "rb", buffering=0) as file, \
+            open(read_fd, "rb", buffering=0) as pipe:
+        assert len(b"".join(iter(lambda: read_some(file, 65536), b""))) == 300_000
+        assert waits == []
+        assert len(b"".join(iter(lambda: read_some(pipe, 65536), b""))) == 30_000
+        assert waits                        # the pipe is waited on
+
+
 @pytest.mark.skipif(not hasattr(signal, "pthread_kill"), reason="POSIX signals")
 @pytest.mark.parametrize("held", ["nothing", "read to its end", "peeked", "gzip", "Turtle"])
 def test_a_signal_stops_a_read_that_waits_for_input(held):
