@@ -15,7 +15,7 @@ from typing_extensions import Self
 
 from ._ntriples import _MessageMarker
 from ._sink import StatementSink, TermFactory
-from ._terms import Literal as _RdfLiteral, _Term
+from ._terms import _Term
 
 class _BinaryWriter(Protocol):
     def write(self, data: bytes, /) -> object: ...
@@ -34,9 +34,9 @@ def statement_to_nt(stmt: Iterable[Any], syntax: _Syntax = None) -> str:
     quoted triples as RDF 1.2 triple terms and refuses them where RDF 1.2 has none.
     """
 
-def directed(t: Any) -> _RdfLiteral | None:
-    """A literal with a base direction in ``t`` (quoted triples too), or None: what RDF 1.2
-    says and RDF-star cannot."""
+def check_rdf_star(t: Any, advice: str = ...) -> int:
+    """Refuse ``t`` if it holds a literal with a base direction (quoted triples too): what RDF
+    1.2 says and RDF-star cannot; ``advice`` ends the message."""
 
 @final
 class NQuadsWriter:

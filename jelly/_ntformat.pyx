@@ -413,7 +413,7 @@ cdef class NQuadsWriter:
         """Buffer one statement (a 3- or 4-tuple)."""
         if self._star and stmt is not _MESSAGE:
             for term in stmt:
-                _check_star(term)
+                check_rdf_star(term, "; write it without syntax 'rdf-star'")
         self._put(_MESSAGE_LINE if stmt is _MESSAGE else _statement_nt(stmt, self._triple_terms))
         self._filled()
 
@@ -527,24 +527,25 @@ cdef inline int _check_rdf12(str s, str p, object g=None) except -1:
     return 0
 
 
-cpdef object directed(object t):
-    """A literal with a base direction in ``t`` (quoted triples too), or None: what RDF 1.2
-    says and RDF-star cannot (``--to-rdf-star`` and ``syntax="rdf-star"`` output refuse it)."""
+cdef object _directed(object t):
+    # a literal with a base direction in t (quoted triples too), or None
     cdef object lang, found
     if type(t) is Literal:
         lang = (<Literal>t).language
         return t if lang is not None and "--" in lang else None
     if type(t) is Triple:
-        found = directed((<Triple>t).s)
-        return found if found is not None else directed((<Triple>t).o)
+        found = _directed((<Triple>t).s)
+        return found if found is not None else _directed((<Triple>t).o)
     return None
 
 
-cdef int _check_star(object t) except -1:
-    found = directed(t)
+cpdef int check_rdf_star(object t, str advice="") except -1:
+    """Refuse ``t`` if it holds a literal with a base direction (quoted triples too): what RDF
+    1.2 says and RDF-star cannot (``--to-rdf-star`` and ``syntax="rdf-star"`` output)."""
+    found = _directed(t)
     if found is not None:
         raise JellyError(f"the literal {_term_nt(found, 0)} has a base direction (RDF 1.2), "
-                         f"which RDF-star cannot say; write it without syntax 'rdf-star'")
+                         f"which RDF-star cannot say{advice}")
     return 0
 
 

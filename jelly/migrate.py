@@ -26,7 +26,7 @@ import hashlib
 from collections import OrderedDict
 from typing import Any, Iterable, Iterator
 
-from ._ntformat import directed, term_to_nt
+from ._ntformat import check_rdf_star, term_to_nt
 from ._terms import BlankNode, IRI, Triple
 from .errors import JellyError
 
@@ -164,10 +164,7 @@ class ToRdfStar:
         reified = self._reified
         _uses(s, self._used)
         _uses(o, self._used)
-        found = directed(o)
-        if found is not None:
-            raise JellyError(f"the literal {term_to_nt(found)} has a base direction (RDF "
-                             f"1.2), which RDF-star cannot say")
+        check_rdf_star(o)
         s2 = _collapse(s, reified) if type(s) in (BlankNode, Triple) else s
         o2 = _collapse(o, reified) if type(o) in (BlankNode, Triple) else o
         if s2 is s and o2 is o:
