@@ -8,11 +8,14 @@ Recipe (docs/performance.md, "Measured again, and where the rest goes")::
     python benchmarks/startup_writes_bench.py --repeat 9 --out benchmarks/results/startup-writes.json
 
 Rows: wall milliseconds of a fresh interpreter (bare, with ``site``, importing ``jelly`` and
-``jelly.cli``); 2 x 130 MB written with ``os.pwrite`` in 2 MiB pieces by one process, by two
-processes into one file and into two files, and through a shared mapping of the file by one
-and by two processes; ``jelly.convert.convert(..., jobs=2)`` of the 2M-statement file as it
-writes (both workers into the output file) against each worker writing into a file of its own
-(the output is then wrong: timing only).  Medians of ``--repeat`` rounds in alternating order.
+``jelly.cli``), and of ``jelly convert`` of a one-statement file as the command runs it
+(``cli.run``, which leaves with ``os._exit`` after the exit handlers) and through ``cli.main``
+and ``sys.exit`` (the interpreter's teardown, as before 2026-11-25); 2 x 130 MB written with
+``os.pwrite`` in 2 MiB pieces by one process, by two processes into one file and into two
+files, and through a shared mapping of the file by one and by two processes;
+``jelly.convert.convert(..., jobs=2)`` of the 2M-statement file as it writes (both workers into
+the output file) against each worker writing into a file of its own (the output is then wrong:
+timing only). Medians of ``--repeat`` rounds in alternating order.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import argparse
 import json
 import mmap
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -116,8 +120,18 @@ def main() -> None:
     args = ap.parse_args()
     if not os.path.exists(JELLY_FILE):
         raise SystemExit(f"{JELLY_FILE} is missing: run split_bench.py first (see above)")
+    tiny = tempfile.mkdtemp(dir=os.path.join(HERE, ".work"))
+    one = os.path.join(tiny, "one.nt")
+    with open(one, "w") as f:
+        f.write("<http://example.org/s> <http://example.org/p> <http://example.org/o> .\n")
+    convert_one = ["convert", one, os.path.join(tiny, "one.jelly"), "-q"]
     starts = {"python -S -c pass": ["-S", "-c", "pass"], "python -c pass": ["-c", "pass"],
-              "import jelly": ["-c", "import jelly"], "import jelly.cli": ["-c", "import jelly.cli"]}
+              "import jelly": ["-c", "import jelly"],
+              "import jelly.cli": ["-c", "import jelly.cli"],
+              "jelly convert, one statement (cli.run: os._exit after the exit handlers)":
+                  ["-m", "jelly", *convert_one],
+              "the same through cli.main and sys.exit (the interpreter's teardown)":
+                  ["-c", "import sys; from jelly.cli import main; sys.exit(main())", *convert_one]}
     writes = ["one process", "two processes, one file", "two processes, two files",
               "mmap, one process", "mmap, two processes"]
     converts = {"convert(jobs=2), one output file": False,
@@ -137,6 +151,7 @@ def main() -> None:
     print("| what | median, ms |\n|---|--:|")
     for name, values in rows.items():
         print(f"| {name} | {statistics.median(values):.1f} |")
+    shutil.rmtree(tiny)
     if args.out:
         with open(args.out, "w") as f:
             json.dump({"medians_ms": {k: statistics.median(v) for k, v in rows.items()},
