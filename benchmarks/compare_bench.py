@@ -10,7 +10,8 @@ Recipe (docs/performance.md, "Comparing datasets")::
 
 Cases: a web of randomly linked blank nodes (one large component), renamed and shuffled; the
 same changed by one statement; a ring of hubs told apart only by their place in it, each with
-three twin leaves, renamed and shuffled.  Times are CPU seconds of one call, medians of
+three twin leaves, renamed and shuffled; a long RDF collection whose values repeat, renamed
+and shuffled.  Times are CPU seconds of one call, medians of
 ``--repeat`` rounds in alternating order; both sides must give the same answer.
 """
 
@@ -80,6 +81,20 @@ def ring(hubs):
     return out
 
 
+def collection(n):
+    """An RDF collection (list) of ``n`` blank nodes whose values repeat every three, hung off
+    one subject: only their distance from the ends tells its blank nodes apart, and refinement
+    learns one step of it a round."""
+    first, rest, nil = (IRI(f"http://www.w3.org/1999/02/22-rdf-syntax-ns#{x}")
+                        for x in ("first", "rest", "nil"))
+    nodes = [BlankNode(f"l{i}") for i in range(n)]
+    out = [(IRI("http://n/list"), P[0], nodes[0], DEFAULT_GRAPH)]
+    for i, b in enumerate(nodes):
+        out.append((b, first, Literal(str(i % 3)), DEFAULT_GRAPH))
+        out.append((b, rest, nodes[i + 1] if i + 1 < n else nil, DEFAULT_GRAPH))
+    return out
+
+
 def load(checkout):
     path = os.path.join(checkout, "jelly", "compare.py")
     spec = importlib.util.spec_from_file_location("jelly._compare_baseline", path)
@@ -94,6 +109,7 @@ def main():
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--web", type=int, default=100_000, help="statements of the web")
     ap.add_argument("--hubs", type=int, default=500, help="hubs of the ring")
+    ap.add_argument("--items", type=int, default=3000, help="blank nodes of the collection")
     ap.add_argument("--out", help="write the results as JSON here")
     args = ap.parse_args()
     w = web(args.web)
@@ -103,6 +119,8 @@ def main():
         f"web of {len(small):,}, changed by one statement": (small, changed(renamed(small, 4))),
         f"ring of {args.hubs} hubs with twin leaves ({5 * args.hubs:,} statements)":
             (ring(args.hubs), renamed(ring(args.hubs), 8)),
+        f"collection of {args.items:,} repeating values ({2 * args.items + 1:,} statements)":
+            (collection(args.items), renamed(collection(args.items), 5)),
     }
     sides = {"now": jelly.compare}
     if args.baseline:

@@ -11,18 +11,21 @@ Blank nodes may stand anywhere, quoted triples included.
   exactly, and the blank nodes of the rest are matched: first as they appear in the two
   inputs (a file and its conversion list them in the same order; checked in linear time),
   else by colour refinement (each blank node's colour is refined from the statements it
-  stands in, until stable; ground terms are numbered once, and a colour counted differently
-  on the two sides ends it); the statements fall apart into components that share no blank
-  node, matched by their canonical form where colours within them are distinct and otherwise
-  by a search in the pair: every tied class untied at once (twins), else the candidates of
-  the smallest tied class tried with backtracking.
+  stands in, until stable; ground terms are numbered once, a round looks again only at the
+  blank nodes next to a changed colour, and a colour counted differently on the two sides
+  ends it); the statements fall apart into components that share no blank node, matched by
+  their canonical form where colours within them are distinct and otherwise by a search in
+  the pair: every tied class untied at once (twins), else the candidates of the smallest tied
+  class tried with backtracking (each choice refined from where it changed, and undone).
 
 Each returns ``None`` when the inputs are equal, else one line saying how they differ.
 """
 
 from __future__ import annotations
 
-from collections import Counter
+import contextlib
+import gc
+import itertools
 from typing import Any, Iterable, Iterator, Sequence
 
 from ._terms import DEFAULT_GRAPH, BlankNode, DefaultGraph, Literal, Triple
@@ -103,7 +106,27 @@ def ordered_difference(expected: Sequence[Sequence[Any]],
 def dataset_difference(expected: Iterable[Sequence[Any]],
                        actual: Iterable[Sequence[Any]]) -> str | None:
     """How the dataset ``actual`` differs from ``expected`` (sets of statements, blank nodes
-    matched by an isomorphism), or None."""
+    matched by an isomorphism), or None.  The garbage collector is paused meanwhile."""
+    with _collector_paused():
+        return _dataset_difference(expected, actual)
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause the garbage collector: a comparison makes millions of tuples, lists and dicts
+    and no cycle, so collections would only walk them again and again (a third of the time
+    on a graph of 20,000 statements)."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _dataset_difference(expected: Iterable[Sequence[Any]], actual: Iterable[Sequence[Any]]
+                        ) -> str | None:
     exp_list, act_list = list(normalized(expected)), list(normalized(actual))
     exp, act = set(exp_list), set(act_list)
     exp_ground = {st for st in exp if not any(map(_has_bnode, st))}
@@ -228,33 +251,131 @@ def _coloured(e: Any, colour: dict[BlankNode, int]) -> Any:
     return (3, _coloured(e[1], colour), _coloured(e[2], colour), _coloured(e[3], colour))
 
 
-def _refine(sides: tuple[_Side, _Side], colours: tuple[dict[BlankNode, int], dict[BlankNode, int]]
-            ) -> tuple[dict[BlankNode, int], dict[BlankNode, int]] | None:
-    """Refine the colours of both sides together until the number of colours is stable: a
-    blank node's next colour is its colour and the statements it stands in, coloured, with
-    its places in each.  None as soon as a colour counts differently on the two sides (no
-    renaming can match them: a difference is found in a round or two, where refining to the
-    end takes as many rounds as the graph is wide)."""
+class _Colouring:
+    """The colours of the blank nodes of both sides, how many of each colour each side has,
+    and a log of changes to take them back (the search tries a choice, then undoes it: a copy
+    per choice would cost the whole component each time).  New colours are never reused, so
+    a colour that changed is one that no unchanged blank node's statements mention."""
+
+    def __init__(self, colours: tuple[dict[BlankNode, int], dict[BlankNode, int]],
+                 fresh: Iterator[int] | None = None) -> None:
+        self.colour = colours
+        self.size: dict[int, list[int]] = {}
+        for i in (0, 1):
+            for c in colours[i].values():
+                self.size.setdefault(c, [0, 0])[i] += 1
+        top = max([-1, *self.size])
+        self.fresh = fresh if fresh is not None else itertools.count(top + 1)
+        self.log: list[tuple[int, BlankNode, int]] = []
+
+    def recolour(self, side: int, b: BlankNode, c: int) -> None:
+        colour = self.colour[side]
+        old = colour[b]
+        self.log.append((side, b, old))
+        colour[b] = c
+        self.size[old][side] -= 1
+        self.size.setdefault(c, [0, 0])[side] += 1
+
+    def undo(self, mark: int) -> None:
+        """Take back the changes after the first ``mark`` of the log."""
+        log, size = self.log, self.size
+        while len(log) > mark:
+            side, b, old = log.pop()
+            colour = self.colour[side]
+            size[colour[b]][side] -= 1
+            size[old][side] += 1
+            colour[b] = old
+
+    def individualize(self, pairs: Iterable[tuple[BlankNode, BlankNode]]
+                      ) -> tuple[set[BlankNode], set[BlankNode]]:
+        """Give each pair (one blank node of each side) a colour of its own; the changed."""
+        dirty: tuple[set[BlankNode], set[BlankNode]] = (set(), set())
+        for a, b in pairs:
+            c = next(self.fresh)
+            self.recolour(0, a, c)
+            self.recolour(1, b, c)
+            dirty[0].add(a)
+            dirty[1].add(b)
+        return dirty
+
+
+def _refine(sides: tuple[_Side, _Side], state: _Colouring,
+            dirty: tuple[Iterable[BlankNode], Iterable[BlankNode]] | None = None) -> bool:
+    """Refine ``state`` until stable: a blank node's colour is split by the statements it
+    stands in, coloured, with its places in each.  ``state`` must be stable but for the
+    blank nodes ``dirty`` (those whose colour changed; None: all of them): only they and the
+    blank nodes that share a statement with them are looked at again in a round, so a change
+    that travels along a long chain costs a few blank nodes a round, not the whole graph.
+    Within a colour the blank nodes not looked at keep it (they still agree with each other),
+    else the largest group does; the others get new colours, in the order of their statements
+    on both sides at once, so that a renaming keeps colours.  False as soon as a colour counts
+    differently on the two sides (no renaming can match them); ``state`` is then part way."""
+    colour, size = state.colour, state.size
     while True:
-        table: dict[Any, int] = {}
-        new: list[dict[BlankNode, int]] = []
-        for side, colour in zip(sides, colours):
-            col = {b: (2, c) for b, c in colour.items()}     # made once, not per occurrence
-            patterns = side.patterns
-            shapes = {i: tuple([col[e] if type(e) is BlankNode else
-                                e if e[0] == 0 else _coloured(e, colour) for e in patterns[i]])
-                      for i in side.numbers}
-            nxt = {}
-            for b, places in side.where.items():
-                key = (colour[b], tuple(sorted([(shapes[i], at) for i, at in places])))
-                nxt[b] = table.setdefault(key, len(table))
-            new.append(nxt)
-        if Counter(new[0].values()) != Counter(new[1].values()):
-            return None
-        before = len(set(colours[0].values()) | set(colours[1].values()))
-        if len(table) == before:
-            return new[0], new[1]
-        colours = (new[0], new[1])
+        # colour -> the statements seen from a blank node -> its blank nodes on each side
+        groups: dict[int, dict[tuple[Any, ...], tuple[list[BlankNode], list[BlankNode]]]] = {}
+        for s in (0, 1):
+            col, patterns, where, nodes = colour[s], sides[s].patterns, sides[s].where, \
+                sides[s].nodes
+            touched: Iterable[tuple[BlankNode, list[tuple[int, tuple[Any, ...]]]]]
+            if dirty is None:           # all of them, and every statement is looked at
+                touched = where.items()
+                tag = {b: (2, c) for b, c in col.items()}   # made once, not per occurrence
+                shapes = {i: tuple([tag[e] if type(e) is BlankNode else e if e[0] == 0 else
+                                    _coloured(e, col) for e in patterns[i]])
+                          for i in sides[s].numbers}
+            else:
+                near = set()
+                for b in dirty[s]:
+                    near.add(b)
+                    for i, _ in where[b]:
+                        near.update(nodes[i])
+                touched = [(b, where[b]) for b in near]
+                shapes = {}
+            for b, places in touched:
+                seen = []
+                for i, at in places:
+                    shape = shapes.get(i)
+                    if shape is None:
+                        shape = shapes[i] = _shape(patterns[i], col)
+                    seen.append((shape, at))
+                seen.sort()
+                key = tuple(seen)
+                c = col[b]
+                by_key = groups.get(c)
+                if by_key is None:
+                    by_key = groups[c] = {}
+                group = by_key.get(key)
+                if group is None:
+                    group = by_key[key] = ([], [])
+                group[s].append(b)
+        changed: tuple[list[BlankNode], list[BlankNode]] = ([], [])
+        for c, by_key in groups.items():
+            if any(len(a) != len(b) for a, b in by_key.values()):
+                return False
+            looked = sum(len(a) for a, _ in by_key.values())
+            if size[c][0] - looked != size[c][1] - sum(len(b) for _, b in by_key.values()):
+                return False
+            if len(by_key) == 1 and looked == size[c][0]:
+                continue                # looked at again, but not split
+            keys = sorted(by_key)
+            if looked == size[c][0]:    # all looked at: the largest group keeps the colour
+                keys.remove(max(keys, key=lambda k: len(by_key[k][0])))
+            for key in keys:
+                new = next(state.fresh)
+                for s in (0, 1):
+                    for b in by_key[key][s]:
+                        state.recolour(s, b, new)
+                        changed[s].append(b)
+        if not changed[0] and not changed[1]:
+            return True
+        dirty = changed
+
+
+def _shape(pattern: tuple[Any, ...], colour: dict[BlankNode, int]) -> tuple[Any, ...]:
+    """A statement's pattern with each blank node as ``(2, its colour)``."""
+    return tuple([(2, colour[e]) if type(e) is BlankNode else e if e[0] == 0 else
+                  _coloured(e, colour) for e in pattern])
 
 
 def _components(side: _Side) -> list[list[int]]:
@@ -281,8 +402,7 @@ def _key(component: list[int], side: _Side, colour: dict[BlankNode, int]) -> tup
     replaced by its colour (a canonical form when the colours within it are distinct)."""
     nodes = {b: None for i in component for b in side.nodes[i]}
     discrete = len({colour[b] for b in nodes}) == len(nodes)
-    shape = tuple(sorted(tuple([_coloured(e, colour) for e in side.patterns[i]])
-                         for i in component))
+    shape = tuple(sorted(_shape(side.patterns[i], colour) for i in component))
     return (discrete, shape)
 
 
@@ -305,9 +425,10 @@ def _isomorphism(exp: list[tuple[Any, ...]], act: list[tuple[Any, ...]]
     sides = (_Side(exp, names), _Side(act, names))
     if len(sides[0].where) != len(sides[1].where):
         return None
-    colours = _refine(sides, ({b: 0 for b in sides[0].where}, {b: 0 for b in sides[1].where}))
-    if colours is None:
+    whole = _Colouring(({b: 0 for b in sides[0].where}, {b: 0 for b in sides[1].where}))
+    if not _refine(sides, whole):
         return None
+    colours = whole.colour
     candidates: dict[tuple[Any, ...], list[list[int]]] = {}
     for component in _components(sides[1]):
         candidates.setdefault(_key(component, sides[1], colours[1]), []).append(component)
@@ -321,7 +442,7 @@ def _isomorphism(exp: list[tuple[Any, ...]], act: list[tuple[Any, ...]]
             mapping.update(_by_colour(sides, (component, pool.pop()), colours))
             continue
         for i, other in enumerate(pool):
-            found = _search((sides[0].part(component), sides[1].part(other)), colours)
+            found = _search((sides[0].part(component), sides[1].part(other)), whole)
             if found is not None:
                 mapping.update(found)
                 del pool[i]
@@ -331,65 +452,63 @@ def _isomorphism(exp: list[tuple[Any, ...]], act: list[tuple[Any, ...]]
     return mapping if _renames(exp, set(act), mapping) else None
 
 
-def _search(sides: tuple[_Side, _Side], whole: tuple[dict[BlankNode, int], dict[BlankNode, int]]
-            ) -> dict[BlankNode, BlankNode] | None:
+def _search(sides: tuple[_Side, _Side], whole: _Colouring) -> dict[BlankNode, BlankNode] | None:
     """A renaming of the blank nodes of one side that turns it into the other (one component
-    each), by colour refinement and a search over the choices for tied colours, from the
-    colours the whole refined to (a renaming keeps colours: starting there saves refining
-    the component from nothing again)."""
+    each), by a search over the choices for tied colours, from the colours the whole refined
+    to (a renaming keeps colours, and the whole's are stable within a component too)."""
     if len(sides[0].where) != len(sides[1].where):
         return None
     target = set(sides[1].statements)
-    start = ({b: whole[0][b] for b in sides[0].where}, {b: whole[1][b] for b in sides[1].where})
+    state = _Colouring(({b: whole.colour[0][b] for b in sides[0].where},
+                        {b: whole.colour[1][b] for b in sides[1].where}), whole.fresh)
     # Depth-first, on an explicit stack (a component of many interchangeable blank nodes
-    # needs one level per node).  At each step every tied class is first untied at once
-    # (:func:`_untie`); only if that fails does the search branch on one class.
-    stack: list[Iterator[tuple[dict[BlankNode, int], dict[BlankNode, int]]]] = [iter([start])]
-    while stack:
-        try:
-            colours = next(stack[-1])
-        except StopIteration:
-            stack.pop()
-            continue
-        refined = _refine(sides, colours)
-        if refined is None:
-            continue                    # this choice cannot work
-        classes = _classes(refined)
-        untied = _untie(sides, refined, classes, target)
+    # needs one level per node): each level is a blank node of the smallest tied class, the
+    # candidates for it left to try, and the log's length before them.  At each step every
+    # tied class is first untied at once (:func:`_untie`); only if that fails does the
+    # search branch on one class.
+    stack: list[tuple[BlankNode, Iterator[BlankNode], int]] = []
+    while True:
+        classes = _classes(state.colour)
+        untied = _untie(sides, state, classes, target)
         if untied is not None:
             return untied
         tied = [(len(a), c) for c, (a, b) in classes.items() if len(a) > 1]
-        if not tied:                    # a renaming, but not one that fits
-            continue
-        _, c = min(tied)
-        x, candidates = classes[c][0][0], sorted(classes[c][1], key=str)
-        fresh = max(max(refined[0].values()), max(refined[1].values())) + 1
-        stack.append(({**refined[0], x: fresh}, {**refined[1], y: fresh})
-                     for y in candidates)
-    return None
+        if tied:                    # else a renaming, but not one that fits
+            _, c = min(tied)
+            stack.append((classes[c][0][0], iter(sorted(classes[c][1], key=str)),
+                          len(state.log)))
+        while stack:                # the next choice that refines without a contradiction
+            x, candidates, mark = stack[-1]
+            state.undo(mark)
+            y = next(candidates, None)
+            if y is None:
+                stack.pop()
+            elif _refine(sides, state, state.individualize([(x, y)])):
+                break
+        else:
+            return None
 
 
-def _untie(sides: tuple[_Side, _Side], refined: tuple[dict[BlankNode, int], dict[BlankNode, int]],
+def _untie(sides: tuple[_Side, _Side], state: _Colouring,
            classes: dict[int, tuple[list[BlankNode], list[BlankNode]]],
            target: set[tuple[Any, ...]]) -> dict[BlankNode, BlankNode] | None:
     """Pair one blank node of every tied class with one of its counterparts at once and
     refine, until no colour is tied: right when the ties are symmetries (twin blank nodes,
     the usual case), with one refinement for all of them where a search pays one per tie.
     The renaming the colours then give if it turns one side into ``target`` (the other),
-    else None."""
-    while True:
-        tied = [pair for pair in classes.values() if len(pair[0]) > 1]
-        if not tied:
-            mapping = {a[0]: b[0] for a, b in classes.values()}
-            return mapping if _renames(sides[0].statements, target, mapping) else None
-        fresh = max(max(refined[0].values()), max(refined[1].values())) + 1
-        colours = (dict(refined[0]), dict(refined[1]))
-        for k, (a, b) in enumerate(tied):
-            colours[0][a[0]] = colours[1][b[0]] = fresh + k
-        again = _refine(sides, colours)
-        if again is None:
-            return None
-        refined, classes = again, _classes(again)
+    else None; ``state`` is as it was either way."""
+    mark = len(state.log)
+    try:
+        while True:
+            tied = [pair for pair in classes.values() if len(pair[0]) > 1]
+            if not tied:
+                mapping = {a[0]: b[0] for a, b in classes.values()}
+                return mapping if _renames(sides[0].statements, target, mapping) else None
+            if not _refine(sides, state, state.individualize((a[0], b[0]) for a, b in tied)):
+                return None
+            classes = _classes(state.colour)
+    finally:
+        state.undo(mark)
 
 
 def _classes(colours: tuple[dict[BlankNode, int], dict[BlankNode, int]]
