@@ -246,7 +246,8 @@ cdef str _lang_nt(str lang):
             ok = False
             break
     if not ok or empty:
-        raise JellyEncodeError(f"language tag {lang!r} cannot be written in N-Triples")
+        raise JellyEncodeError(f"language tag {lang!r} is not well-formed (letters, then "
+                               f"'-' and letters or digits)")
     return "@" + lang
 
 

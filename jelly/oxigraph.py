@@ -32,6 +32,7 @@ import itertools
 import re
 from typing import Any, Iterator
 
+from ._ntriples import parse_nquads
 from ._terms import DEFAULT_GRAPH, BlankNode, DefaultGraph, IRI, Literal, Triple
 from .convert import TextFrame
 from .errors import JellyDecodeError, JellyError, RdfSyntaxError
@@ -169,6 +170,15 @@ def _term_error(t: Any, exc: BaseException) -> str:
                 "objects only); convert RDF-star to RDF 1.2 reifiers first (jelly convert "
                 "--to-rdf12)")
     return f"cannot write {t!r}: {str(exc).splitlines()[0]}"
+
+
+def _text_error(text: bytes, exc: SyntaxError, fmt: str) -> str:
+    """The statement of ``text`` (N-Triples / N-Quads) that pyoxigraph refused, and why."""
+    lines = text.splitlines()
+    line = lines[exc.lineno - 1] if exc.lineno and exc.lineno <= len(lines) else b""
+    why = re.sub(r"^Parser error at line \d+ (?:between )?columns? [\d and]+: ", "", exc.msg)
+    return (f"cannot write {line.decode('utf-8', 'replace')} as {_label(fmt)}: "
+            f"{why.splitlines()[0] if why else exc.msg}")
 
 
 # ---------------------------------------------------------------------------------- reading
@@ -443,9 +453,17 @@ STREAMED_BATCH = 4096
 class OxigraphSink:
     """Writes a text format through pyoxigraph: Turtle, TriG and N3 frame by frame, RDF/XML and
     JSON-LD as one document at the end; with ``messages`` one document per frame (after a
-    ``# @message`` line; one line each for JSON-LD)."""
+    ``# @message`` line; one line each for JSON-LD).
 
-    text = False
+    From a source that gives text (Jelly and Jena's formats decoded to N-Triples / N-Quads),
+    pyoxigraph parses each frame's text into its own terms: making them in Python, one
+    constructor call per term and statement, took four fifths of a conversion to Turtle.  A
+    frame pyoxigraph will not parse (quoted triples, written in RDF-star notation; a
+    generalized statement; a term it finds invalid) is read by jelly's parser and taken the
+    way of other sources, which writes quoted triples as RDF 1.2 triple terms and says what
+    cannot be written."""
+
+    text = True
 
     def __init__(self, stream: Any, source: Any, *, format: str, messages: bool = False,
                  **_: Any) -> None:
@@ -459,6 +477,7 @@ class OxigraphSink:
             raise JellyError(f"{_label(format)} has no RDF message log form; use Turtle, TriG, "
                              f"N-Triples, N-Quads or JSON-LD (--to jsonld --messages)")
         self._quads = format in DATASET_FORMATS
+        self._text = source.text
         self._conv = _ToOx()
         self._prefixes: dict[str, str] = {}
         self._written: dict[str, str] = {}
@@ -469,24 +488,55 @@ class OxigraphSink:
     def write(self, frame: Any, message: bool) -> None:
         for prefix, iri in frame.namespaces:
             iri = iri.value if isinstance(iri, IRI) else str(iri)
+            if self._text and iri.startswith("<") and iri.endswith(">"):
+                iri = iri[1:-1]     # as N-Triples writes it (one with escapes is left out below)
             if PN_PREFIX.fullmatch(prefix) and not any(c in iri for c in '<>"{}|^`\\ \n\r\t'):
                 self._prefixes[prefix] = iri
+        if self._text:
+            if not self._quads and frame.named_graph_statements:
+                raise JellyError(self._named_graph_error())
+            items = self._parsed(frame.statements)
+        else:
+            items = self._converted(frame.statements)
         if self._messages:          # a message is one document
-            items = self._items(frame.statements)
-            self.statements_written += len(items)
+            held = list(items)
+            self.statements_written += len(held)
             if self._fmt != "ndjsonld":
                 self._stream.write(b"# @message\n")
-            self._serialize(items, streamed=self._fmt in STREAMED_OUTPUT)
+            self._serialize(held, streamed=self._fmt in STREAMED_OUTPUT)
         else:                       # a batch at a time: a frame of text input is all of it
-            statements = iter(frame.statements)
-            while batch := list(itertools.islice(statements, STREAMED_BATCH)):
-                items = self._items(batch)
-                self.statements_written += len(items)
+            while batch := list(itertools.islice(items, STREAMED_BATCH)):
+                self.statements_written += len(batch)
                 if self._fmt in STREAMED_OUTPUT:
-                    self._serialize(items, streamed=True)
+                    self._serialize(batch, streamed=True)
                 else:
-                    self._held.extend(items)
+                    self._held.extend(batch)
         self.frames_written += 1
+
+    def _parsed(self, text: bytes) -> Iterator[Any]:
+        """pyoxigraph's terms of a frame's N-Triples / N-Quads ``text``; from a statement it
+        will not parse on, those of jelly's parser, converted (see the class)."""
+        done = 0
+        try:
+            for item in ox.parse(text, format=ox.RdfFormat.N_QUADS if self._quads
+                                 else ox.RdfFormat.N_TRIPLES):
+                yield item
+                done += 1
+            return
+        except SyntaxError as exc:
+            refused = exc
+        rest = itertools.islice(parse_nquads(text, at_start=False, allow_relative_iris=True),
+                                done, None)
+        try:
+            yield from self._converted(rest)
+        except RdfSyntaxError:      # not N-Triples for jelly either
+            raise JellyError(_text_error(text, refused, self._fmt)) from None
+
+    def _converted(self, statements: Any) -> Iterator[Any]:
+        """pyoxigraph's terms of jelly's ``statements``, made a batch at a time."""
+        statements = iter(statements)
+        while batch := list(itertools.islice(statements, STREAMED_BATCH)):
+            yield from self._items(batch)
 
     def _items(self, statements: Any) -> list[Any]:
         conv = self._conv
@@ -503,15 +553,18 @@ class OxigraphSink:
             return out
         for st in statements:
             if len(st) == 4 and st[3] is not None and type(st[3]) is not DefaultGraph:
-                where = f" (frame {self.frames_written})" if self._messages else ""
-                raise JellyError(f"the input has statements in a named graph{where}, which "
-                                 f"{_label(self._fmt)} cannot hold; write TriG (.trig), "
-                                 f"N-Quads (.nq) or JSON-LD (.jsonld) instead")
+                raise JellyError(self._named_graph_error())
             try:
                 out.append(ox.Triple(conv(st[0]), conv(st[1]), conv(st[2])))
             except TypeError as exc:
                 raise JellyError(self._statement_error(st, exc)) from None
         return out
+
+    def _named_graph_error(self) -> str:
+        where = f" (frame {self.frames_written})" if self._messages else ""
+        return (f"the input has statements in a named graph{where}, which "
+                f"{_label(self._fmt)} cannot hold; write TriG (.trig), N-Quads (.nq) or "
+                f"JSON-LD (.jsonld) instead")
 
     def _statement_error(self, st: Any, exc: BaseException) -> str:
         """What of ``st`` pyoxigraph refused (``exc``): a term where RDF allows none of its

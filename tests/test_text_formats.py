@@ -13,7 +13,7 @@ import io
 import pytest
 
 from helpers import run_jelly
-from jelly import BlankNode, IRI, Literal, parse_frames
+from jelly import BlankNode, IRI, JellyError, Literal, parse_frames
 from jelly.convert import convert
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
@@ -289,3 +289,41 @@ def test_flat_text_to_turtle_is_written_a_batch_at_a_time(tmp_path, monkeypatch)
     # (pyoxigraph writes language tags in lower case, their value)
     assert sorted((tmp_path / "back.nt").read_text().splitlines()) == \
         sorted(line.replace("@en-GB", "@en-gb") for line in src.read_text().splitlines())
+
+
+def test_jelly_to_turtle_lets_pyoxigraph_read_the_decoded_text(tmp_path, monkeypatch):
+    """Jelly input is decoded to N-Triples text and parsed by pyoxigraph, not made into
+    pyoxigraph terms one Python call at a time (four fifths of a conversion to Turtle).  What
+    pyoxigraph will not parse is converted as before, from that statement on: quoted triples
+    (written in RDF-star notation), and terms it refuses, with the same errors."""
+    import jelly.oxigraph as jox
+    made = []
+    real = jox._ToOx.__call__
+    monkeypatch.setattr(jox._ToOx, "__call__", lambda self, t: made.append(t) or real(self, t))
+    lines = [f'<http://example/s{i % 50}> <http://example/p> "v{i}"@en .\n' for i in range(3000)]
+    nt = tmp_path / "in.nt"
+    nt.write_text("".join(lines))
+    convert(str(nt), str(tmp_path / "in.jelly"), rows_per_frame=700)
+    made.clear()
+    convert(str(tmp_path / "in.jelly"), str(tmp_path / "out.ttl"))
+    assert made == []                   # no term made in Python
+    assert sorted(_nq((tmp_path / "out.ttl").read_bytes(), "ttl").splitlines(True)) == \
+        sorted(lines)
+    # a quoted triple in the middle of a frame: the statements before it are pyoxigraph's, the
+    # rest converted, none twice; prefixes travel as before
+    star = (["@prefix ex: <http://example/> .\n"] + lines[:10]
+            + ["ex:s ex:p <<( ex:a ex:b ex:c )>> .\n"] + lines[10:20])
+    (tmp_path / "star.ttl").write_text("".join(star))
+    convert(str(tmp_path / "star.ttl"), str(tmp_path / "star.jelly"), rdf_star=True)
+    made.clear()
+    convert(str(tmp_path / "star.jelly"), str(tmp_path / "star-out.ttl"))
+    text = (tmp_path / "star-out.ttl").read_bytes()
+    assert text.startswith(b"@prefix ex: <http://example/> .\n") and b"<<( ex:a" in text
+    assert len(_nq(text, "ttl").splitlines()) == 21
+    assert len(made) == 3 * 11 + 3      # the 11 statements from the quoted triple on, and its terms
+    # a statement pyoxigraph refuses: the error of the term route
+    (tmp_path / "gen.nt").write_text('"lit" <http://example/p> <http://example/o> .\n')
+    convert(str(tmp_path / "gen.nt"), str(tmp_path / "gen.jelly"), generalized_statements=True)
+    with pytest.raises(JellyError, match=r"a literal as subject \(a generalized statement\) "
+                                         r"cannot be written in Turtle"):
+        convert(str(tmp_path / "gen.jelly"), str(tmp_path / "gen.ttl"))
