@@ -318,12 +318,8 @@ def _refine(sides: tuple[_Side, _Side], state: _Colouring,
             col, patterns, where, nodes = colour[s], sides[s].patterns, sides[s].where, \
                 sides[s].nodes
             touched: Iterable[tuple[BlankNode, list[tuple[int, tuple[Any, ...]]]]]
-            if dirty is None:           # all of them, and every statement is looked at
+            if dirty is None:           # all of them
                 touched = where.items()
-                tag = {b: (2, c) for b, c in col.items()}   # made once, not per occurrence
-                shapes = {i: tuple([tag[e] if type(e) is BlankNode else e if e[0] == 0 else
-                                    _coloured(e, col) for e in patterns[i]])
-                          for i in sides[s].numbers}
             else:
                 near = set()
                 for b in dirty[s]:
@@ -331,7 +327,7 @@ def _refine(sides: tuple[_Side, _Side], state: _Colouring,
                     for i, _ in where[b]:
                         near.update(nodes[i])
                 touched = [(b, where[b]) for b in near]
-                shapes = {}
+            shapes: dict[int, tuple[Any, ...]] = {}     # each statement coloured once a round
             for b, places in touched:
                 seen = []
                 for i, at in places:
