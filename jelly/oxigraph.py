@@ -172,15 +172,6 @@ def _term_error(t: Any, exc: BaseException) -> str:
     return f"cannot write {t!r}: {str(exc).splitlines()[0]}"
 
 
-def _text_error(text: bytes, exc: SyntaxError, fmt: str) -> str:
-    """The statement of ``text`` (N-Triples / N-Quads) that pyoxigraph refused, and why."""
-    lines = text.splitlines()
-    line = lines[exc.lineno - 1] if exc.lineno and exc.lineno <= len(lines) else b""
-    why = re.sub(r"^Parser error at line \d+ (?:between )?columns? [\d and]+: ", "", exc.msg)
-    return (f"cannot write {line.decode('utf-8', 'replace')} as {_label(fmt)}: "
-            f"{why.splitlines()[0] if why else exc.msg}")
-
-
 # ---------------------------------------------------------------------------------- reading
 
 def _syntax_error(exc: SyntaxError, fmt: str, line_offset: int = 0) -> RdfSyntaxError:
@@ -457,7 +448,8 @@ class OxigraphSink:
 
     From a source that gives text (Jelly and Jena's formats decoded to N-Triples / N-Quads),
     pyoxigraph parses each frame's text into its own terms: making them in Python, one
-    constructor call per term and statement, took four fifths of a conversion to Turtle.  A
+    constructor call per term and statement, took more than half of a conversion to Turtle
+    (``benchmarks/text_out_bench.py``).  A
     frame pyoxigraph will not parse (quoted triples, written in RDF-star notation; a
     generalized statement; a term it finds invalid) is read by jelly's parser and taken the
     way of other sources, which writes quoted triples as RDF 1.2 triple terms and says what
@@ -523,14 +515,12 @@ class OxigraphSink:
                 yield item
                 done += 1
             return
-        except SyntaxError as exc:
-            refused = exc
-        rest = itertools.islice(parse_nquads(text, at_start=False, allow_relative_iris=True),
-                                done, None)
-        try:
-            yield from self._converted(rest)
-        except RdfSyntaxError:      # not N-Triples for jelly either
-            raise JellyError(_text_error(text, refused, self._fmt)) from None
+        except SyntaxError:
+            pass
+        # jelly's parser reads whatever jelly's N-Triples writer wrote (generalized statements
+        # and relative IRIs too), so the refused statement's error is that of the term route
+        yield from self._converted(itertools.islice(
+            parse_nquads(text, at_start=False, allow_relative_iris=True), done, None))
 
     def _converted(self, statements: Any) -> Iterator[Any]:
         """pyoxigraph's terms of jelly's ``statements``, made a batch at a time."""

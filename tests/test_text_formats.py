@@ -293,7 +293,8 @@ def test_flat_text_to_turtle_is_written_a_batch_at_a_time(tmp_path, monkeypatch)
 
 def test_jelly_to_turtle_lets_pyoxigraph_read_the_decoded_text(tmp_path, monkeypatch):
     """Jelly input is decoded to N-Triples text and parsed by pyoxigraph, not made into
-    pyoxigraph terms one Python call at a time (four fifths of a conversion to Turtle).  What
+    pyoxigraph terms one Python call at a time (more than half of a conversion to
+    Turtle).  What
     pyoxigraph will not parse is converted as before, from that statement on: quoted triples
     (written in RDF-star notation), and terms it refuses, with the same errors."""
     import jelly.oxigraph as jox
