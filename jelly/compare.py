@@ -114,8 +114,8 @@ def dataset_difference(expected: Iterable[Sequence[Any]],
 @contextlib.contextmanager
 def _collector_paused() -> Iterator[None]:
     """Pause the garbage collector: a comparison makes millions of tuples, lists and dicts
-    and no cycle, so collections would only walk them again and again (a third of the time
-    on a graph of 20,000 statements)."""
+    and no cycle, so collections would only walk them again and again (20-45% more time in
+    ``benchmarks/compare_bench.py``)."""
     paused = gc.isenabled()
     gc.disable()
     try:
