@@ -33,6 +33,7 @@ import functools
 import io
 import marshal
 import os
+import select
 import signal
 import stat
 import sys
@@ -503,7 +504,6 @@ class _Turn:
             left = deadline - time.monotonic()
             if not wait or left <= 0:
                 return False
-            import select
             select.select([self.fds[0]], [], [], left)
 
     def give(self) -> None:
@@ -668,7 +668,6 @@ class _Channel:
     def poll(self, timeout: float = 0.0) -> bool:
         """Whether a message (or the pipe's end) is there to read, within ``timeout`` s."""
         if self._poller is None:
-            import select
             self._poller = select.poll()
             self._poller.register(self.read_fd, select.POLLIN)
         return bool(self._poller.poll(int(timeout * 1000)))
@@ -683,7 +682,6 @@ class _Channel:
 def _readable(fds: list[int], timeout: float | None) -> list[int]:
     """The descriptors of ``fds`` with something to read (or at their end), waiting up to
     ``timeout`` seconds (None: until one has); ``poll``, which takes any descriptor number."""
-    import select
     poller = select.poll()
     for fd in fds:
         poller.register(fd, select.POLLIN)
