@@ -26,11 +26,12 @@ from __future__ import annotations
 import contextlib
 import gc
 import itertools
-from typing import Any, Iterable, Iterator, Sequence
+from typing import AbstractSet, Any, Iterable, Iterator, Sequence
 
-from ._terms import DEFAULT_GRAPH, BlankNode, DefaultGraph, Literal, Triple
+from ._terms import DEFAULT_GRAPH, BlankNode, DefaultGraph, IRI, Literal, Triple
 
-__all__ = ["dataset_difference", "ordered_difference", "normalized"]
+__all__ = ["DatasetComparison", "OrderedComparison", "collector_paused", "dataset_difference",
+           "normalized", "ordered_difference"]
 
 
 def normalized(statements: Iterable[Sequence[Any]]) -> Iterator[tuple[Any, ...]]:
@@ -65,6 +66,10 @@ def _show(st: tuple[Any, ...]) -> str:
     return f"{st[0]} {st[1]} {st[2]}{g} ."
 
 
+#: Term types without blank nodes in them.
+_PLAIN = frozenset((IRI, Literal, DefaultGraph))
+
+
 def _has_bnode(t: Any) -> bool:
     tp = type(t)
     if tp is BlankNode:
@@ -76,29 +81,72 @@ def _has_bnode(t: Any) -> bool:
 
 # ------------------------------------------------------------------------------- ordered
 
-def ordered_difference(expected: Sequence[Sequence[Any]],
-                       actual: Sequence[Sequence[Any]]) -> str | None:
+def ordered_difference(expected: Iterable[Sequence[Any]],
+                       actual: Iterable[Sequence[Any]]) -> str | None:
     """How ``actual`` differs from ``expected`` statement by statement (blank nodes mapped one
     to one as they appear), or None."""
-    exp, act = list(normalized(expected)), list(normalized(actual))
-    forward: dict[BlankNode, BlankNode] = {}
-    backward: dict[BlankNode, BlankNode] = {}
+    comparison = OrderedComparison(expected)
+    comparison.add(actual)
+    return comparison.difference()
 
-    def same(a: Any, b: Any) -> bool:
+
+class OrderedComparison:
+    """:func:`ordered_difference` fed as the statements come (:meth:`add`, any number of
+    times), so that neither side is held: ``expected`` is read only as far as the statements
+    compared so far, and not at all after the first difference.  What is kept is the mapping
+    of blank nodes."""
+
+    def __init__(self, expected: Iterable[Sequence[Any]]) -> None:
+        self._source = expected
+        self._expected = normalized(expected)
+        self._forward: dict[BlankNode, BlankNode] = {}
+        self._backward: dict[BlankNode, BlankNode] = {}
+        self._found: str | None = None
+        self._more = False          # expected has ended
+        self._expected_count = 0
+        self.compared = 0           #: statements of ``actual`` so far
+
+    def add(self, actual: Iterable[Sequence[Any]]) -> None:
+        same, plain, expected = self._same, _PLAIN, self._expected
+        for a in normalized(actual):
+            if self._found is None and not self._more:
+                e = next(expected, None)
+                if e is None:
+                    self._more = True
+                else:
+                    self._expected_count += 1
+                    s, p, o, g = e
+                    # equal and without blank nodes: the common case, decided at once
+                    if e != a or not (type(s) in plain and type(p) in plain
+                                      and type(o) in plain and type(g) in plain):
+                        if not all(same(x, y) for x, y in zip(e, a)):
+                            self._found = (f"statement {self.compared} differs: expected "
+                                           f"{_show(e)} but found {_show(a)}")
+            self.compared += 1
+
+    def difference(self) -> str | None:
+        """The first difference, or None: call it when ``actual`` has ended."""
+        if self._found is not None:
+            return self._found
+        if not self._more:              # count what is left of expected
+            self._expected_count += sum(1 for _ in self._expected)
+            self._more = True           # ... once
+        if self._expected_count != self.compared:
+            return f"expected {self._expected_count} statements in order, found {self.compared}"
+        return None
+
+    def close(self) -> None:
+        """Close ``expected`` where it can be (a generator reading a file)."""
+        close = getattr(self._source, "close", None)
+        if close is not None:
+            close()
+
+    def _same(self, a: Any, b: Any) -> bool:
         if type(a) is BlankNode and type(b) is BlankNode:
-            if forward.setdefault(a, b) != b or backward.setdefault(b, a) != a:
-                return False
-            return True
+            return self._forward.setdefault(a, b) == b and self._backward.setdefault(b, a) == a
         if type(a) is Triple and type(b) is Triple:
-            return same(a.s, b.s) and same(a.p, b.p) and same(a.o, b.o)
+            return self._same(a.s, b.s) and self._same(a.p, b.p) and self._same(a.o, b.o)
         return bool(a == b)
-
-    for i, (e, a) in enumerate(zip(exp, act)):
-        if not all(same(x, y) for x, y in zip(e, a)):
-            return f"statement {i} differs: expected {_show(e)} but found {_show(a)}"
-    if len(exp) != len(act):
-        return f"expected {len(exp)} statements in order, found {len(act)}"
-    return None
 
 
 # ------------------------------------------------------------------------------- datasets
@@ -107,13 +155,13 @@ def dataset_difference(expected: Iterable[Sequence[Any]],
                        actual: Iterable[Sequence[Any]]) -> str | None:
     """How the dataset ``actual`` differs from ``expected`` (sets of statements, blank nodes
     matched by an isomorphism), or None.  The garbage collector is paused meanwhile."""
-    with _collector_paused():
+    with collector_paused():
         return _dataset_difference(expected, actual)
 
 
 @contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause the garbage collector: a comparison makes millions of tuples, lists and dicts
+def collector_paused() -> Iterator[None]:
+    """Pause the garbage collector: a comparison makes millions of tuples, sets and dicts
     and no cycle, so collections would only walk them again and again (20-45% more time in
     ``benchmarks/compare_bench.py``)."""
     paused = gc.isenabled()
@@ -125,35 +173,84 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
+class DatasetComparison:
+    """:func:`dataset_difference` fed as the statements come: all of ``expected`` first
+    (:meth:`expect`, any number of times), then ``actual`` (:meth:`add`).  The statements of
+    ``expected`` without blank nodes are held, each with whether ``actual`` has it; those of
+    ``actual`` are only looked up (what ``expected`` lacks is kept apart); the statements with
+    blank nodes are held from both sides, in the order first read (dicts as ordered sets), for
+    the matching.  Run it with the collector paused (:func:`collector_paused`)."""
+
+    def __init__(self) -> None:
+        self._ground: dict[tuple[Any, ...], bool] = {}      # expected -> found in actual
+        self._extra: set[tuple[Any, ...]] = set()
+        self._blank: tuple[dict[tuple[Any, ...], None], ...] = ({}, {})
+        self.compared = 0           #: statements of ``actual`` so far
+
+    def expect(self, statements: Iterable[Sequence[Any]]) -> None:
+        ground, blank = self._ground, self._blank[0]
+        for st in normalized(statements):
+            if _ground(st):
+                ground.setdefault(st, False)
+            else:
+                blank.setdefault(st)
+
+    def add(self, statements: Iterable[Sequence[Any]]) -> None:
+        ground, extra, blank = self._ground, self._extra, self._blank[1]
+        n = 0
+        for st in normalized(statements):
+            n += 1
+            if _ground(st):
+                if st in ground:
+                    ground[st] = True
+                else:
+                    extra.add(st)
+            else:
+                blank.setdefault(st)
+        self.compared += n
+
+    def difference(self) -> str | None:
+        """How ``actual`` differs, or None: call it when both sides have ended."""
+        missing = [st for st, found in self._ground.items() if not found]
+        if missing:
+            return (f"{len(missing)} expected statements are missing, e.g. "
+                    f"{_show(min(missing, key=_show))}")
+        if self._extra:
+            return (f"{len(self._extra)} statements were not expected, e.g. "
+                    f"{_show(min(self._extra, key=_show))}")
+        exp_b, act_b = self._blank[0].keys(), self._blank[1].keys()
+        if len(exp_b) != len(act_b):
+            return f"expected {len(exp_b)} statements with blank nodes, found {len(act_b)}"
+        if exp_b != act_b and not _renames(exp_b, act_b, _in_order(exp_b, act_b)) \
+                and _isomorphism(list(exp_b), list(act_b)) is None:
+            return (f"the {len(exp_b)} statements with blank nodes cannot be matched by "
+                    f"renaming blank nodes")
+        return None
+
+
+def _ground(st: tuple[Any, ...]) -> bool:
+    """Whether the statement has no blank node (in quoted triples neither)."""
+    s, p, o, g = st
+    plain = _PLAIN
+    if type(s) in plain and type(p) in plain and type(o) in plain and type(g) in plain:
+        return True
+    return not (_has_bnode(s) or _has_bnode(p) or _has_bnode(o) or _has_bnode(g))
+
+
 def _dataset_difference(expected: Iterable[Sequence[Any]], actual: Iterable[Sequence[Any]]
                         ) -> str | None:
-    exp_list, act_list = list(normalized(expected)), list(normalized(actual))
-    exp, act = set(exp_list), set(act_list)
-    exp_ground = {st for st in exp if not any(map(_has_bnode, st))}
-    act_ground = {st for st in act if not any(map(_has_bnode, st))}
-    missing = exp_ground - act_ground
-    if missing:
-        return (f"{len(missing)} expected statements are missing, e.g. "
-                f"{_show(min(missing, key=_show))}")
-    extra = act_ground - exp_ground
-    if extra:
-        return f"{len(extra)} statements were not expected, e.g. {_show(min(extra, key=_show))}"
-    exp_b, act_b = exp - exp_ground, act - act_ground
-    if len(exp_b) != len(act_b):
-        return (f"expected {len(exp_b)} statements with blank nodes, found {len(act_b)}")
-    if exp_b != act_b and not _renames(exp_b, act_b, _in_order(exp_list, act_list)) \
-            and _isomorphism(list(exp_b), list(act_b)) is None:
-        return (f"the {len(exp_b)} statements with blank nodes cannot be matched by renaming "
-                f"blank nodes")
-    return None
+    comparison = DatasetComparison()
+    comparison.expect(expected)
+    comparison.add(actual)
+    return comparison.difference()
 
 
-def _in_order(exp: list[tuple[Any, ...]], act: list[tuple[Any, ...]]
+def _in_order(exp: Iterable[tuple[Any, ...]], act: Iterable[tuple[Any, ...]]
               ) -> dict[BlankNode, BlankNode] | None:
     """The renaming that maps the blank nodes of ``exp`` to those of ``act`` in the order they
-    first appear, or None if they are not as many: the renaming of a file converted to
-    another format (labels changed or not, statements in the same order), found without
-    the search, which a large component of blank nodes makes slow."""
+    first appear (statements as first read), or None if they are not as many: the renaming of
+    a file converted to another format (labels changed or not, statements in the same order),
+    found without the search, which a large component of blank nodes makes slow."""
     orders: list[dict[BlankNode, None]] = []
     for statements in (exp, act):
         seen: dict[BlankNode, None] = {}
@@ -166,7 +263,7 @@ def _in_order(exp: list[tuple[Any, ...]], act: list[tuple[Any, ...]]
     return dict(zip(orders[0], orders[1]))
 
 
-def _renames(exp: Iterable[tuple[Any, ...]], act: set[tuple[Any, ...]],
+def _renames(exp: Iterable[tuple[Any, ...]], act: AbstractSet[tuple[Any, ...]],
              mapping: dict[BlankNode, BlankNode] | None) -> bool:
     """Whether ``mapping`` (one to one) turns the statements ``exp`` into the set ``act``."""
     return mapping is not None and len(set(mapping.values())) == len(mapping) \

@@ -10,10 +10,11 @@ user guide, "Empty input").
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
 from . import formats as _formats
 from ._decoder import ROW_KINDS
@@ -289,9 +290,38 @@ def validate(source: Input, *, compare_to: Input | None = None,
     if isinstance(frames, str):
         frames = FrameRange.parse(frames, "--frames")
     expected_options = _options_of(options_file) if options_file is not None else None
-    reference = _read_all(compare_to, compare_format) if compare_to is not None else None
+    check = (frames, delimited, expected_options, options_file)
+    if compare_to is None:
+        return _validate_stream(source, None, *check)
+    from . import compare
+    reference = _statements_of(compare_to, compare_format)
+    if ordered:             # the reference read alongside the stream: neither is held
+        comparison = compare.OrderedComparison(reference)
+        with contextlib.closing(comparison):
+            result = _validate_stream(source, comparison.add, *check)
+            difference = comparison.difference()
+        compared = comparison.compared
+    else:                   # a set comparison: the reference is held, and read first
+        dataset = compare.DatasetComparison()
+        with compare.collector_paused():
+            dataset.expect(reference)
+            result = _validate_stream(source, dataset.add, *check)
+            difference = dataset.difference()
+        compared = dataset.compared
+    if difference is not None:
+        raise JellyError(f"the statements differ from {_name(compare_to)}: {difference}")
+    result.compared = compared
+    return result
+
+
+def _validate_stream(source: Input,
+                     compare: Callable[[Iterable[Sequence[Any]]], object] | None,
+                     frames: FrameRange | None, delimited: bool | None,
+                     expected_options: StreamOptions | None, options_file: Input | None
+                     ) -> Validation:
+    """:func:`validate`'s pass over the stream; ``compare`` is given the statements of each
+    frame to compare (those of ``frames``)."""
     statements = 0
-    collected: list[Any] = []
     stream_options: list[StreamOptions] = []
     in_graph = False
     with Reader(_as_jelly(source, _by_name(source)), strict=True, new_streams=True) as reader:
@@ -308,8 +338,8 @@ def validate(source: Input, *, compare_to: Input | None = None,
                                len(stream_options), frame.index)
                 stream_options.append(reader.options)
             statements += len(frame)
-            if reference is not None and (frames is None or frame.index in frames):
-                collected.extend(frame.statements)
+            if compare is not None and (frames is None or frame.index in frames):
+                compare(frame.statements)
             in_graph = reader.in_graph
         if in_graph:
             raise JellyError("the stream ends inside a graph (graph_end missing)")
@@ -318,17 +348,9 @@ def validate(source: Input, *, compare_to: Input | None = None,
         if expected_options is not None and not stream_options:
             raise JellyError(f"the input is empty: it has no stream options to compare with "
                              f"{_name(options_file)}")
-        result = Validation(reader.frame_count, statements,
-                            stream_options[0] if stream_options else None, len(stream_options),
-                            reader.delimited)
-    if reference is not None:
-        from .compare import dataset_difference, ordered_difference
-        difference = (ordered_difference if ordered else dataset_difference)(reference,
-                                                                              collected)
-        if difference is not None:
-            raise JellyError(f"the statements differ from {_name(compare_to)}: {difference}")
-        result.compared = len(collected)
-    return result
+        return Validation(reader.frame_count, statements,
+                          stream_options[0] if stream_options else None, len(stream_options),
+                          reader.delimited)
 
 
 def _name(source: object) -> str:
@@ -349,20 +371,24 @@ def _check_options(options: StreamOptions, expected: StreamOptions | None, path:
                          frame=frame)
 
 
-def _read_all(source: Input, format: str | None) -> list[Any]:
-    """Every statement of a file of any format, in order."""
+def _statements_of(source: Input, format: str | None) -> Iterator[Any]:
+    """Every statement of a file of any format, in order, read as they are asked for; an error
+    in it names it (validate reads two inputs)."""
     from .convert import _format, _sniffed, open_source
     from .io import HEAD_SIZE, open_input, peek
     fmt = _format(format, source, "input", _formats.RDF)
-    out: list[Any] = []
-    with open_input(source) as stream:
-        if fmt is None:
-            head, stream = peek(stream, HEAD_SIZE)
-            fmt = _sniffed(head, source)
-        src = open_source(stream, fmt)
-        try:
-            for frame, _ in src.frames():
-                out.extend(frame.statements)
-        finally:
-            src.close()
-    return out
+    try:
+        with open_input(source) as stream:
+            if fmt is None:
+                head, stream = peek(stream, HEAD_SIZE)
+                fmt = _sniffed(head, source)
+            src = open_source(stream, fmt)
+            try:
+                for frame, _ in src.frames():
+                    yield from frame.statements
+            finally:
+                src.close()
+    except JellyError as exc:
+        exc.message = f"in the reference {_name(source)}: {exc.message}"
+        exc.args = (exc._describe(),)
+        raise

@@ -262,3 +262,77 @@ def test_a_long_chain_is_refined_a_few_blank_nodes_a_round(monkeypatch):
     swapped[k], swapped[j] = swapped[k][:2] + a[j][2:], swapped[j][:2] + a[k][2:]
     assert sorted(map(str, swapped)) != sorted(map(str, a))
     assert dataset_difference(a, renamed(swapped, 3)) is not None
+
+
+# ------------------------------------------------------------------------------- validate
+
+
+def _write_pair(tmp_path, n: int):
+    """A Jelly file of ``n`` statements, each with its own literal, and its N-Triples."""
+    import jelly
+    statements = [(IRI(f"http://s/{i % 100}"), P[i % 3], Literal(f"value {i}")) for i in range(n)]
+    jelly.serialize(statements, tmp_path / "a.jelly", rows_per_frame=256)
+    (tmp_path / "a.nt").write_text("".join(f"{s} {p} {o} .\n" for s, p, o in statements))
+    return statements
+
+
+def test_validate_in_order_holds_neither_side(tmp_path):
+    """``--ordered`` reads the reference alongside the stream: its peak memory (a frame, a
+    block of the text being read) is a small part of what holding the statements of one side
+    takes (the set comparison holds both)."""
+    import gc
+    import tracemalloc
+
+    import jelly
+    from jelly.inspect import validate
+    (tmp_path / "warm").mkdir()
+    _write_pair(tmp_path / "warm", 10)     # imports and first-use caches, not measured
+    validate(tmp_path / "warm" / "a.jelly", compare_to=tmp_path / "warm" / "a.nt", ordered=True)
+    _write_pair(tmp_path, 200_000)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        held = list(jelly.parse(tmp_path / "a.jelly"))
+        one_side = tracemalloc.get_traced_memory()[0]
+        del held
+        gc.collect()
+        tracemalloc.reset_peak()
+        base = tracemalloc.get_traced_memory()[0]
+        result = validate(tmp_path / "a.jelly", compare_to=tmp_path / "a.nt", ordered=True)
+        peak = tracemalloc.get_traced_memory()[1] - base
+    finally:
+        tracemalloc.stop()
+    assert result.compared == 200_000
+    assert peak < one_side / 10, (peak, one_side)
+
+
+def test_validate_in_order_counts_the_whole_reference(tmp_path):
+    """The reference is read only as far as the stream goes, then counted to its end."""
+    import pytest as _pytest
+
+    import jelly
+    from jelly.inspect import validate
+    statements = _write_pair(tmp_path, 50)
+    longer = tmp_path / "longer.nt"
+    longer.write_text((tmp_path / "a.nt").read_text() * 2)
+    with _pytest.raises(jelly.JellyError, match="expected 100 statements in order, found 50"):
+        validate(tmp_path / "a.jelly", compare_to=longer, ordered=True)
+    shorter = tmp_path / "shorter.nt"
+    shorter.write_text("".join(f"{s} {p} {o} .\n" for s, p, o in statements[:20]))
+    with _pytest.raises(jelly.JellyError, match="expected 20 statements in order, found 50"):
+        validate(tmp_path / "a.jelly", compare_to=shorter, ordered=True)
+    assert validate(tmp_path / "a.jelly", compare_to=tmp_path / "a.nt", ordered=True
+                    ).compared == 50
+
+
+@pytest.mark.parametrize("ordered", [False, True])
+def test_an_error_in_the_reference_names_it(tmp_path, ordered):
+    import jelly
+    from jelly.inspect import validate
+    _write_pair(tmp_path, 50)
+    bad = tmp_path / "bad.nt"
+    bad.write_text((tmp_path / "a.nt").read_text() + '<http://s/1> <http://p/0> "open .\n')
+    with pytest.raises(jelly.RdfSyntaxError) as caught:
+        validate(tmp_path / "a.jelly", compare_to=bad, ordered=ordered)
+    assert str(caught.value).startswith("in the reference ")
+    assert "'" + str(bad) + "'" in str(caught.value) and caught.value.line == 51

@@ -1,0 +1,96 @@
+"""``jelly validate FILE.jelly --compare-to FILE.nt`` (as datasets, and ``--ordered``) on large
+generated data: wall seconds and peak memory of the command, against another checkout
+(not part of the test suite).
+
+    python benchmarks/validate_bench.py --baseline ../old-checkout --out results.json
+
+Each run is a fresh ``python -m jelly`` process; its peak resident memory is the kernel's
+(``ru_maxrss`` of the finished child).  Runs alternate between the two checkouts; medians.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+
+def run(checkout: str, args: list[str]) -> tuple[float, float]:
+    """Wall seconds and peak RSS (MiB) of ``python -m jelly ARGS`` importing jelly from
+    ``checkout``."""
+    env = dict(os.environ, PYTHONPATH=os.path.abspath(checkout))
+    start = time.perf_counter()
+    # run from / : `python -m` puts the working directory first on sys.path, where a
+    # checkout's jelly would win over PYTHONPATH
+    pid = subprocess.Popen([sys.executable, "-m", "jelly", *args], env=env, cwd="/",
+                           stdout=subprocess.DEVNULL).pid
+    _, status, usage = os.wait4(pid, 0)
+    seconds = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"jelly {' '.join(args)} failed ({checkout})")
+    return seconds, usage.ru_maxrss / 1024
+
+
+def prepare(work: str, statements: int) -> tuple[str, str]:
+    sys.path.insert(0, HERE)
+    import datagen
+    os.makedirs(work, exist_ok=True)
+    nt = os.path.join(work, f"sensors-{statements}.nt")
+    if not os.path.exists(nt):
+        datagen.write("sensors", statements, 1, nt + ".tmp")
+        os.replace(nt + ".tmp", nt)
+    jl = nt[:-3] + ".jelly"
+    if not os.path.exists(jl):
+        subprocess.run([sys.executable, "-m", "jelly", "convert", nt, jl, "-q"], check=True,
+                       env=dict(os.environ, PYTHONPATH=ROOT))
+    return nt, jl
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--statements", type=int, default=2_000_000)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--baseline", help="a checkout to compare with (its extensions built)")
+    ap.add_argument("--work", default=os.path.join(HERE, ".work", "validate"))
+    ap.add_argument("--out", help="write the results as JSON here")
+    args = ap.parse_args()
+    nt, jl = (os.path.abspath(f) for f in prepare(args.work, args.statements))
+    sides = {"now": ROOT} | ({"baseline": args.baseline} if args.baseline else {})
+    cases = {"as datasets": ["validate", jl, "--compare-to", nt],
+             "--ordered": ["validate", jl, "--compare-to", nt, "--ordered"],
+             "no reference": ["validate", jl]}
+    runs: dict[str, dict[str, list[tuple[float, float]]]] = {
+        case: {side: [] for side in sides} for case in cases}
+    for rnd in range(args.repeat):
+        for case, argv in cases.items():
+            for side in (list(sides) if rnd % 2 == 0 else list(sides)[::-1]):
+                runs[case][side].append(run(sides[side], argv))
+        print(f"round {rnd + 1} done", flush=True)
+    print(f"\n{args.statements:,} statements of generated sensor data "
+          f"({os.path.getsize(nt) / 2**20:.0f} MiB of N-Triples); medians of {args.repeat}\n")
+    print("| jelly validate | " + " | ".join(f"{s}: s, peak MiB" for s in sides) + " |")
+    print("|---|" + "--:|" * len(sides))
+    results = {"statements": args.statements, "repeat": args.repeat, "cases": {}}
+    for case in cases:
+        row = {}
+        for side in sides:
+            row[side] = {"seconds": statistics.median(r[0] for r in runs[case][side]),
+                         "peak_mib": statistics.median(r[1] for r in runs[case][side]),
+                         "runs": runs[case][side]}
+        results["cases"][case] = row
+        print(f"| {case} | " + " | ".join(
+            f"{row[s]['seconds']:.2f}, {row[s]['peak_mib']:.0f}" for s in sides) + " |")
+    if args.out:
+        with open(args.out, "w") as f:
+            json.dump(results, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
