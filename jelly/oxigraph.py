@@ -11,7 +11,8 @@ tests pass), keep every literal's lexical form and every character as written, a
   RDF-star Turtle / TriG: pyoxigraph reads ``<< s p o >>`` as RDF 1.2 does (a reifier), and each
   blank-node reifier is turned back into the quoted triple (:func:`jelly.migrate.to_rdf_star`).
 * :class:`OxigraphSink` writes Turtle, TriG and N3 frame by frame (prefixes from the input's
-  namespace declarations); RDF/XML and JSON-LD are single documents, written at the end.
+  namespace declarations); RDF/XML and JSON-LD are single documents, written as the statements
+  come by pyoxigraph's serializer in a thread of its own (:class:`_Document`).
 
 Message logs: Turtle and TriG split at lines ``# @message`` (prefixes and base carry over),
 newline-delimited JSON-LD has one document per line.
@@ -27,9 +28,12 @@ The bridge to a ``pyoxigraph.Store`` (no other Jelly library has one):
 
 from __future__ import annotations
 
+import contextlib
 import io
 import itertools
+import queue
 import re
+import threading
 from typing import Any, Iterator
 
 from ._ntriples import parse_nquads
@@ -58,7 +62,7 @@ OX_FORMATS = {"ttl": ox.RdfFormat.TURTLE, "trig": ox.RdfFormat.TRIG, "n3": ox.Rd
               "ndjsonld": ox.RdfFormat.JSON_LD}
 #: Formats that hold named graphs.
 DATASET_FORMATS = ("trig", "jsonld", "ndjsonld")
-#: Formats written frame by frame (the others are one document, written at the end).
+#: Formats written frame by frame (the others are one document, see :class:`_Document`).
 STREAMED_OUTPUT = ("ttl", "trig", "n3")
 #: Statements per frame of a flat source.
 BATCH = 1024
@@ -443,7 +447,8 @@ STREAMED_BATCH = 4096
 
 class OxigraphSink:
     """Writes a text format through pyoxigraph: Turtle, TriG and N3 frame by frame, RDF/XML and
-    JSON-LD as one document at the end; with ``messages`` one document per frame (after a
+    JSON-LD as one document written as the statements come (its prefixes are those declared
+    before its first statement); with ``messages`` one document per frame (after a
     ``# @message`` line; one line each for JSON-LD).
 
     From a source that gives text (Jelly and Jena's formats decoded to N-Triples / N-Quads),
@@ -473,7 +478,7 @@ class OxigraphSink:
         self._conv = _ToOx()
         self._prefixes: dict[str, str] = {}
         self._written: dict[str, str] = {}
-        self._held: list[Any] = []       # the whole document, for RDF/XML and JSON-LD
+        self._document: _Document | None = None      # RDF/XML and JSON-LD
         self.frames_written = 0
         self.statements_written = 0
 
@@ -502,7 +507,7 @@ class OxigraphSink:
                 if self._fmt in STREAMED_OUTPUT:
                     self._serialize(batch, streamed=True)
                 else:
-                    self._held.extend(batch)
+                    self._started().put(batch)
         self.frames_written += 1
 
     def _parsed(self, text: bytes) -> Iterator[Any]:
@@ -575,9 +580,8 @@ class OxigraphSink:
         prefixes = self._prefixes if self._fmt != "ndjsonld" else {}
         try:
             data = ox.serialize(items, format=self._ox, prefixes=prefixes or None)
-        except (TypeError, ValueError) as exc:
-            raise JellyError(f"cannot write the statements as {_label(self._fmt)}: "
-                             f"{str(exc).splitlines()[0]}") from None
+        except (TypeError, ValueError, OSError) as exc:
+            raise _write_error(exc, _label(self._fmt)) from None
         assert data is not None
         if self._fmt == "ndjsonld":
             self._stream.write(data.replace(b"\n", b" ").strip() + b"\n")
@@ -596,10 +600,97 @@ class OxigraphSink:
             data = header + body
         self._stream.write(data)
 
+    def _started(self) -> _Document:
+        if self._document is None:
+            self._document = _Document(self._stream, self._ox, dict(self._prefixes),
+                                       _label(self._fmt))
+        return self._document
+
     def close(self) -> None:
         if not self._messages and self._fmt not in STREAMED_OUTPUT:
-            held, self._held = self._held, []
-            self._serialize(held, streamed=False)
+            self._started().close()
+
+    def abort(self) -> None:
+        if self._document is not None:
+            self._document.abort()
+
+
+class _Document:
+    """One RDF/XML or JSON-LD document, written as its statements come: pyoxigraph's
+    serializer writes a document from an iterator it pulls from, so it runs in a thread of its
+    own, and :meth:`put` hands it batches through a queue of two.  Memory stays at a few
+    batches (holding the document, as before, took 650 bytes a statement)."""
+
+    _END, _ABORT = object(), object()
+
+    def __init__(self, stream: Any, format: Any, prefixes: dict[str, str], label: str) -> None:
+        self._queue: queue.Queue[Any] = queue.Queue(maxsize=2)
+        self._label = label
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, args=(stream, format, prefixes),
+                                        name="jelly-document", daemon=True)
+        self._thread.start()
+
+    def _items(self) -> Iterator[Any]:
+        while (batch := self._queue.get()) is not self._END:
+            if batch is self._ABORT:
+                raise _Aborted
+            yield from batch
+
+    def _run(self, stream: Any, format: Any, prefixes: dict[str, str]) -> None:
+        try:
+            ox.serialize(self._items(), stream, format=format, prefixes=prefixes or None)
+        except _Aborted:
+            pass
+        except BaseException as exc:        # handed to the caller of put / close
+            self._error = exc
+            while True:                     # let a put waiting on a full queue go on
+                try:
+                    self._queue.get_nowait()
+                except queue.Empty:
+                    break
+
+    def put(self, batch: Any) -> None:
+        """Hand ``batch`` (a list of statements, or ``_END``) to the serializer; raise its
+        error, if it had one."""
+        while self._error is None:
+            try:
+                self._queue.put(batch, timeout=0.05)
+                return
+            except queue.Full:
+                if not self._thread.is_alive() and self._error is None:
+                    raise JellyError(f"the {self._label} writer stopped before the end")
+        self._raise()
+
+    def close(self) -> None:
+        self.put(self._END)
+        self._thread.join()
+        self._raise()
+
+    def abort(self) -> None:
+        if self._thread.is_alive():
+            with contextlib.suppress(queue.Full):
+                self._queue.put(self._ABORT, timeout=1)
+            self._thread.join(timeout=5)
+
+    def _raise(self) -> None:
+        if self._error is not None:
+            raise _write_error(self._error, self._label) from None
+
+
+def _write_error(exc: BaseException, label: str) -> BaseException:
+    """What to raise for ``exc`` from pyoxigraph's serializer: statements it cannot write
+    (``TypeError``, ``ValueError``, or an ``OSError`` without an errno, as for a triple term
+    in JSON-LD) as a :class:`JellyError`; an error of the output itself as it is."""
+    if isinstance(exc, (TypeError, ValueError)) \
+            or (isinstance(exc, OSError) and exc.errno is None):
+        return JellyError(f"cannot write the statements as {label}: "
+                          f"{str(exc).splitlines()[0]}")
+    return exc
+
+
+class _Aborted(Exception):
+    """The conversion failed: the document ends unfinished (the output is discarded)."""
 
 
 # --------------------------------------------------------------------- pyoxigraph.Store

@@ -328,3 +328,68 @@ def test_jelly_to_turtle_lets_pyoxigraph_read_the_decoded_text(tmp_path, monkeyp
     with pytest.raises(JellyError, match=r"a literal as subject \(a generalized statement\) "
                                          r"cannot be written in Turtle"):
         convert(str(tmp_path / "gen.jelly"), str(tmp_path / "gen.ttl"))
+
+
+def _numbered(n: int) -> bytes:
+    """``n`` statements as N-Triples, each with its own literal."""
+    return b"".join(b'<http://example/s%d> <http://example/p> "value %d" .\n' % (i // 5, i)
+                    for i in range(n))
+
+
+@pytest.mark.parametrize("fmt, ox_format", [("xml", "RDF_XML"), ("jsonld", "JSON_LD")])
+def test_rdfxml_and_jsonld_are_written_as_the_statements_come(tmp_path, fmt, ox_format):
+    """One document, the bytes pyoxigraph writes from all the statements at once, without
+    holding them: the peak of Python memory stays far under the 300 bytes a statement that
+    holding the document took."""
+    import threading
+    import tracemalloc
+
+    import pyoxigraph as ox
+
+    import jelly
+    n = 200_000
+    text = _numbered(n)
+    data = io.BytesIO()
+    convert(text, data, from_format="nt", to_format="jelly", rows_per_frame=1000)
+    convert(_numbered(10), tmp_path / f"warm.{fmt}", from_format="nt")   # first-use caches
+    threads, jelly_bytes = threading.active_count(), data.getvalue()
+    tracemalloc.start()
+    try:
+        convert(jelly_bytes, tmp_path / f"out.{fmt}")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 30 * n, peak
+    assert threading.active_count() == threads
+    expected = ox.serialize(ox.parse(text, format=ox.RdfFormat.N_TRIPLES),
+                            format=getattr(ox.RdfFormat, ox_format))
+    assert (tmp_path / f"out.{fmt}").read_bytes() == expected
+    assert len(list(jelly.parse(data.getvalue()))) == n
+    empty = io.BytesIO()
+    convert(b"", empty, from_format="nt", to_format=fmt)
+    assert empty.getvalue() == ox.serialize([], format=getattr(ox.RdfFormat, ox_format))
+
+
+def test_an_error_while_a_document_is_written_ends_it(tmp_path):
+    """What pyoxigraph cannot write (a triple term in JSON-LD, after 9,000 statements) and a
+    stream that breaks off are one-line errors, with no output file and no thread left."""
+    import threading
+    threads = threading.active_count()
+    late = _numbered(9000) + (b"<http://example/s> <http://example/p> << <http://example/a> "
+                              b"<http://example/b> <http://example/c> >> .\n") + _numbered(10)
+    star = tmp_path / "late.jelly"
+    convert(late, star, from_format="nt", rdf_star=True, rows_per_frame=500)
+    with pytest.raises(JellyError, match="^cannot write the statements as JSON-LD: .*RDF 1.2"):
+        convert(star, tmp_path / "out.jsonld")
+    proc = run_jelly("convert", star, tmp_path / "cli.jsonld")
+    assert proc.returncode == 1 and proc.stderr.decode().startswith(
+        "jelly: error: cannot write the statements as JSON-LD")
+    assert not (tmp_path / "cli.jsonld").exists() and not (tmp_path / "out.jsonld").exists()
+    whole = (tmp_path / "plain.jelly")
+    convert(_numbered(20000), whole, from_format="nt", rows_per_frame=500)
+    cut = whole.read_bytes()[:len(whole.read_bytes()) * 2 // 3]
+    for fmt in ("xml", "jsonld"):
+        with pytest.raises(JellyError, match="truncated|ends"):
+            convert(cut, tmp_path / f"cut.{fmt}", from_format="jelly")
+        assert not (tmp_path / f"cut.{fmt}").exists()
+    assert threading.active_count() == threads

@@ -1,8 +1,11 @@
-"""``jelly validate FILE.jelly --compare-to FILE.nt`` (as datasets, and ``--ordered``) on large
-generated data: wall seconds and peak memory of the command, against another checkout
-(not part of the test suite).
+"""Whole ``jelly`` commands on large generated data: wall seconds and peak memory, against
+another checkout (not part of the test suite).  Groups of commands:
 
-    python benchmarks/validate_bench.py --baseline ../old-checkout --out results.json
+* ``validate``: ``jelly validate FILE.jelly --compare-to FILE.nt`` as datasets and
+  ``--ordered``, and without a reference;
+* ``documents``: ``jelly convert FILE.jelly`` to RDF/XML and to JSON-LD (single documents).
+
+    python benchmarks/command_bench.py --only validate --baseline ../old --out results.json
 
 Each run is a fresh ``python -m jelly`` process; its peak resident memory is the kernel's
 (``ru_maxrss`` of the finished child).  Runs alternate between the two checkouts; medians.
@@ -58,14 +61,23 @@ def main() -> None:
     ap.add_argument("--statements", type=int, default=2_000_000)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--baseline", help="a checkout to compare with (its extensions built)")
+    ap.add_argument("--only", default="validate", help="comma-separated groups: validate, "
+                    "documents (default validate)")
     ap.add_argument("--work", default=os.path.join(HERE, ".work", "validate"))
     ap.add_argument("--out", help="write the results as JSON here")
     args = ap.parse_args()
     nt, jl = (os.path.abspath(f) for f in prepare(args.work, args.statements))
     sides = {"now": ROOT} | ({"baseline": args.baseline} if args.baseline else {})
-    cases = {"as datasets": ["validate", jl, "--compare-to", nt],
-             "--ordered": ["validate", jl, "--compare-to", nt, "--ordered"],
-             "no reference": ["validate", jl]}
+    out = os.path.join(os.path.abspath(args.work), "out")
+    groups = {
+        "validate": {"validate --compare-to (as datasets)": ["validate", jl, "--compare-to", nt],
+                     "validate --compare-to --ordered": ["validate", jl, "--compare-to", nt,
+                                                         "--ordered"],
+                     "validate (no reference)": ["validate", jl]},
+        "documents": {"convert to RDF/XML": ["convert", jl, out + ".rdf", "-q"],
+                      "convert to JSON-LD": ["convert", jl, out + ".jsonld", "-q"]},
+    }
+    cases = {case: argv for group in args.only.split(",") for case, argv in groups[group].items()}
     runs: dict[str, dict[str, list[tuple[float, float]]]] = {
         case: {side: [] for side in sides} for case in cases}
     for rnd in range(args.repeat):
@@ -75,7 +87,7 @@ def main() -> None:
         print(f"round {rnd + 1} done", flush=True)
     print(f"\n{args.statements:,} statements of generated sensor data "
           f"({os.path.getsize(nt) / 2**20:.0f} MiB of N-Triples); medians of {args.repeat}\n")
-    print("| jelly validate | " + " | ".join(f"{s}: s, peak MiB" for s in sides) + " |")
+    print("| jelly | " + " | ".join(f"{s}: s, peak MiB" for s in sides) + " |")
     print("|---|" + "--:|" * len(sides))
     results = {"statements": args.statements, "repeat": args.repeat, "cases": {}}
     for case in cases:
