@@ -200,7 +200,7 @@ def split_messages(stream: Any, lookahead: int = LOOKAHEAD
     messages are ``(is_head, first line number, bytes)``, one at a time (``is_head`` marks the
     text before the first delimiter), if a delimiter comes within the first ``lookahead`` bytes;
     else ``(False, what was read, empty)`` and the stream holds the rest."""
-    lines = _marked(stream)
+    lines = _marked(stream, lookahead)
     head: list[bytes] = []
     size = 0
     found = False
@@ -234,11 +234,16 @@ def split_messages(stream: Any, lookahead: int = LOOKAHEAD
     return True, b"", messages()
 
 
-def _marked(stream: Any) -> Iterator[tuple[bool, bytes]]:
+def _marked(stream: Any, head: int = 0) -> Iterator[tuple[bool, bytes]]:
     """The lines of Turtle / TriG text, each with whether it is a message delimiter: a
-    ``# @message`` line outside a multi-line literal.  Lines are read one at a time."""
+    ``# @message`` line outside a multi-line literal.  Lines are read one at a time; the
+    first ``head`` bytes as lines cut near that size (a delimiter line that starts in them is
+    read whole), so that looking for a delimiter does not read a long first line whole (a
+    document on one line)."""
     quote = None                        # the long string a line ends in (its """ or ''')
-    for line in iter(stream.readline, b""):
+    read = 0
+    while line := stream.readline(max(head - read, 256) if read < head else -1):
+        read += len(line)
         if quote is None and DELIMITER.match(line):
             yield True, line
         else:
@@ -306,14 +311,17 @@ class OxigraphSource:
         self._base = base
         self.quads = format in DATASET_FORMATS
         self._declared: dict[str, str] = {}
-        if format == "ndjsonld" or get_format(format).messages:
+        # Turtle and TriG may be message logs (# @message lines); JSON-LD's log form is
+        # ndjsonld (JSON has no comments), so a JSON-LD document is never split.
+        logs = format in ("ttl", "trig")
+        if format == "ndjsonld" or logs:
             # lines are read through read_some, in pieces (readline of the stream itself
             # would wait on a pipe in C, where a signal may not stop it)
             stream = io.BufferedReader(Chained(b"", stream), CHUNK_SIZE)
         if format == "ndjsonld":
             self.grouped = True
             self._parts = self._json_lines(stream)
-        elif get_format(format).messages:
+        elif logs:
             try:
                 is_log, head, chunks = split_messages(stream)
             except READ_ERRORS as exc:

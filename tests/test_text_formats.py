@@ -393,3 +393,45 @@ def test_an_error_while_a_document_is_written_ends_it(tmp_path):
             convert(cut, tmp_path / f"cut.{fmt}", from_format="jelly")
         assert not (tmp_path / f"cut.{fmt}").exists()
     assert threading.active_count() == threads
+
+
+@pytest.mark.parametrize("fmt", ["jsonld", "ttl"])
+def test_a_document_on_one_line_is_not_read_whole(tmp_path, fmt):
+    """pyoxigraph writes JSON-LD on one line, and Turtle can be: looking for ``# @message``
+    delimiters in the first 64 KiB must not read that line whole (JSON-LD is not looked at at
+    all: its message log is one document per line).  Its peak of memory is that of the same
+    document on many lines, not that plus the document."""
+    import tracemalloc
+
+    def peak(path) -> int:
+        tracemalloc.start()
+        try:
+            assert convert(path, tmp_path / "out.nt").statements == 50_000
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    many = tmp_path / f"many.{fmt}"
+    convert(_numbered(50_000), many, from_format="nt")
+    one = tmp_path / f"one.{fmt}"
+    if fmt == "ttl":
+        one.write_bytes(many.read_bytes().replace(b"\n", b" "))
+    else:                               # pyoxigraph's JSON-LD: one line, and on many
+        one.write_bytes(many.read_bytes())
+        many.write_bytes(one.read_bytes().replace(b"},{", b"},\n{"))
+    assert one.read_bytes().count(b"\n") <= 1 and many.read_bytes().count(b"\n") > 5_000
+    peak(many)                          # first-use caches
+    assert peak(one) < peak(many) + one.stat().st_size / 2
+
+
+def test_a_delimiter_that_starts_near_the_end_of_the_lookahead_is_found():
+    from jelly.oxigraph import LOOKAHEAD, split_messages
+    filler = b"# " + b"x" * (LOOKAHEAD - 8) + b"\n"          # one comment line
+    text = filler + b"# @message\n<http://example/s> <http://example/p> 1 .\n"
+    assert len(filler) < LOOKAHEAD < len(filler) + len(b"# @message")
+    is_log, head, messages = split_messages(io.BufferedReader(io.BytesIO(text)))
+    assert is_log and [m[2] for m in messages] == [
+        filler, b"<http://example/s> <http://example/p> 1 .\n"]
+    later = filler + b"#" * 16 + b"\n# @message\n"             # starts after the lookahead
+    is_log, head, _ = split_messages(io.BufferedReader(io.BytesIO(later)))
+    assert not is_log and later.startswith(head)
