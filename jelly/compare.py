@@ -19,6 +19,9 @@ Blank nodes may stand anywhere, quoted triples included.
   class tried with backtracking (each choice refined from where it changed, and undone).
 
 Each returns ``None`` when the inputs are equal, else one line saying how they differ.
+:class:`OrderedComparison` and :class:`DatasetComparison` are the same comparisons fed as the
+statements come, which is how ``validate`` uses them: in order neither input is held, as
+datasets only the expected statements without blank nodes and those with blank nodes.
 """
 
 from __future__ import annotations

@@ -308,18 +308,16 @@ def test_validate_in_order_holds_neither_side(tmp_path):
 
 def test_validate_in_order_counts_the_whole_reference(tmp_path):
     """The reference is read only as far as the stream goes, then counted to its end."""
-    import pytest as _pytest
-
     import jelly
     from jelly.inspect import validate
     statements = _write_pair(tmp_path, 50)
     longer = tmp_path / "longer.nt"
     longer.write_text((tmp_path / "a.nt").read_text() * 2)
-    with _pytest.raises(jelly.JellyError, match="expected 100 statements in order, found 50"):
+    with pytest.raises(jelly.JellyError, match="expected 100 statements in order, found 50"):
         validate(tmp_path / "a.jelly", compare_to=longer, ordered=True)
     shorter = tmp_path / "shorter.nt"
     shorter.write_text("".join(f"{s} {p} {o} .\n" for s, p, o in statements[:20]))
-    with _pytest.raises(jelly.JellyError, match="expected 20 statements in order, found 50"):
+    with pytest.raises(jelly.JellyError, match="expected 20 statements in order, found 50"):
         validate(tmp_path / "a.jelly", compare_to=shorter, ordered=True)
     assert validate(tmp_path / "a.jelly", compare_to=tmp_path / "a.nt", ordered=True
                     ).compared == 50
