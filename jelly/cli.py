@@ -270,7 +270,8 @@ def _add_inspect_commands(sub: Any) -> None:
     val.add_argument("--compare-format", metavar="FORMAT",
                      help="format of --compare-to (default: by its name, else its content)")
     val.add_argument("--ordered", action="store_true",
-                     help="with --compare-to: the same statements in the same order")
+                     help="with --compare-to: the same statements in the same order "
+                          "(both files read side by side: memory stays small)")
     val.add_argument("--frames", metavar="RANGE",
                      help="with --compare-to: only these frames (3, ..3, 3.., 1..3, 1..=3)")
     val.add_argument("--options-file", metavar="FILE",
