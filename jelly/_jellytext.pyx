@@ -21,10 +21,11 @@ and ``<...>`` for ``{...}``, enum names or numbers, ``true`` / ``false``.
 import re
 
 from libc.stdint cimport uint64_t
+from libc.stdlib cimport free, realloc
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
 
 from ._wire cimport WT_VARINT, WT_I64, WT_LEN, WT_I32
-from ._buffer cimport (WireReader, WriteBuffer, wb_init, wb_free, wb_take, wb_ensure,
+from ._buffer cimport (WireReader, WriteBuffer, wb_init, wb_free, wb_take, wb_ensure, wb_byte,
                        wb_varint, wb_open, wb_close, wb_bytes)
 
 from .errors import JellyDecodeError, RdfSyntaxError
@@ -221,194 +222,375 @@ def frame_to_text(data, Py_ssize_t index=0, Py_ssize_t offset=0):
 
 # ------------------------------------------------------------------------------- parsing
 
-_TOKEN = re.compile(r"""
-    (?P<space>[ \t\r\n,;]+)
-  | (?P<comment>\#[^\n]*)
-  | (?P<string>"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')
-  | (?P<number>-?(?:0[xX][0-9a-fA-F]+|[0-9]+))
-  | (?P<name>[A-Za-z_][A-Za-z0-9_]*)
-  | (?P<punct>[{}<>:])
-""", re.X)
-_UNESCAPE = re.compile(r"""\\(?:([0-7]{1,3})|x([0-9a-fA-F]{1,2})|u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8})|(.))""",
-                       re.S)
-_SIMPLE = {"n": b"\n", "r": b"\r", "t": b"\t", "a": b"\a", "b": b"\b", "f": b"\f", "v": b"\v",
-           "\\": b"\\", "'": b"'", '"': b'"', "?": b"?"}
+# The parser scans the frame's UTF-8 bytes into a table of tokens (kind, start, end) first, as
+# a tokenizer would, so an unexpected character anywhere is the error before any other; then
+# it writes the fields straight from the bytes (strings unescaped into the buffer).
+
+cdef enum:
+    K_STRING = 1
+    K_NUMBER = 2
+    K_NAME = 3
+    K_PUNCT = 4
+
+#: The field names of each message, as bytes (what the scanner has) -> (number, spec).
+_NUMBERS_B = {m: {name.encode(): entry for name, entry in names.items()}
+              for m, names in _NUMBERS.items()}
+#: Enum values by name (bytes), per enum table.
+_ENUM_B = {id(table): {name.encode(): k for k, name in table.items()}
+           for table in (PHYSICAL, LOGICAL)}
+#: Simple escapes: the character after the backslash -> the byte it stands for.
+cdef dict _SIMPLE = {ord("n"): 0x0A, ord("r"): 0x0D, ord("t"): 0x09, ord("a"): 0x07,
+                     ord("b"): 0x08, ord("f"): 0x0C, ord("v"): 0x0B, ord("\\"): 0x5C,
+                     ord("'"): 0x27, ord('"'): 0x22, ord("?"): 0x3F}
 
 
-def _integer(str text):
-    """A protobuf text format integer: decimal, 0x hex or 0-prefixed octal."""
-    if text[:2] in ("0x", "0X"):
-        return int(text, 16)
-    if len(text) > 1 and text[0] == "0":
-        return int(text, 8)
-    return int(text)
+cdef inline bint _is_space(unsigned char c) noexcept:
+    return c == 0x20 or c == 0x09 or c == 0x0D or c == 0x0A or c == 0x2C or c == 0x3B
+
+
+cdef inline bint _is_digit(unsigned char c) noexcept:
+    return 0x30 <= c <= 0x39
+
+
+cdef inline int _hex(unsigned char c) noexcept:
+    if 0x30 <= c <= 0x39:
+        return c - 0x30
+    if 0x61 <= c <= 0x66:
+        return c - 0x61 + 10
+    if 0x41 <= c <= 0x46:
+        return c - 0x41 + 10
+    return -1
+
+
+cdef inline bint _is_name_start(unsigned char c) noexcept:
+    return (0x41 <= c <= 0x5A) or (0x61 <= c <= 0x7A) or c == 0x5F
 
 
 cdef class _TextParser:
     """Writes the fields of one frame's text into a buffer."""
 
     cdef WriteBuffer buf
-    cdef list tokens
-    cdef Py_ssize_t pos
+    cdef bytes data
+    cdef const unsigned char* p
+    cdef Py_ssize_t n
     cdef str text
     cdef Py_ssize_t first_line
+    # the tokens: kind, start and end (byte offsets)
+    cdef int* kinds
+    cdef Py_ssize_t* starts
+    cdef Py_ssize_t* ends
+    cdef Py_ssize_t count
+    cdef Py_ssize_t cap
+    cdef Py_ssize_t pos
 
     def __cinit__(self):
         wb_init(&self.buf, 256)
+        self.kinds = NULL
+        self.starts = NULL
+        self.ends = NULL
 
     def __dealloc__(self):
         wb_free(&self.buf)
+        free(self.kinds)
+        free(self.starts)
+        free(self.ends)
 
     def __init__(self, str text, Py_ssize_t first_line):
         self.text = text
         self.first_line = first_line
-        self.tokens = []
+        self.data = text.encode("utf-8", "surrogatepass")
+        self.p = <const unsigned char*>PyBytes_AS_STRING(self.data)
+        self.n = PyBytes_GET_SIZE(self.data)
+        self.count = 0
         self.pos = 0
-        at = 0
-        n = len(text)
+        self.scan()
+
+    cdef int push(self, int kind, Py_ssize_t start, Py_ssize_t end) except -1:
+        cdef Py_ssize_t cap
+        if self.count == self.cap:
+            cap = self.cap * 2 if self.cap else 256
+            self.kinds = <int*>_grown(self.kinds, cap * sizeof(int))
+            self.starts = <Py_ssize_t*>_grown(self.starts, cap * sizeof(Py_ssize_t))
+            self.ends = <Py_ssize_t*>_grown(self.ends, cap * sizeof(Py_ssize_t))
+            self.cap = cap
+        self.kinds[self.count] = kind
+        self.starts[self.count] = start
+        self.ends[self.count] = end
+        self.count += 1
+        return 0
+
+    cdef int scan(self) except -1:
+        """The tokens of the text: strings (either quote, no line break inside, a backslash
+        escaping the next character), numbers (``-``, ``0x`` hex or decimal digits), names,
+        ``{}<>:``; spaces, ``,``, ``;`` and ``#`` comments between them."""
+        cdef const unsigned char* p = self.p
+        cdef Py_ssize_t n = self.n, at = 0, i
+        cdef unsigned char c, quote
         while at < n:
-            m = _TOKEN.match(text, at)
-            if m is None:
-                self.error(at, f"unexpected character {text[at]!r}")
-            kind = m.lastgroup
-            if kind != "space" and kind != "comment":
-                self.tokens.append((kind, m.group(), at))
-            at = m.end()
+            c = p[at]
+            if _is_space(c):
+                at += 1
+            elif c == 0x23:                             # '#': to the end of the line
+                while at < n and p[at] != 0x0A:
+                    at += 1
+            elif c == 0x22 or c == 0x27:                # a string
+                quote, i = c, at + 1
+                while i < n and p[i] != quote and p[i] != 0x0A:
+                    if p[i] == 0x5C:                    # a backslash and what it escapes
+                        if i + 1 >= n or p[i + 1] == 0x0A:
+                            break
+                        i += 1
+                    i += 1
+                if i >= n or p[i] != quote:
+                    self.error(at, f"unexpected character {chr(c)!r}")
+                self.push(K_STRING, at, i + 1)
+                at = i + 1
+            elif _is_digit(c) or (c == 0x2D and at + 1 < n and _is_digit(p[at + 1])):
+                i = at + 1 if c == 0x2D else at
+                if p[i] == 0x30 and i + 2 < n and (p[i + 1] | 0x20) == 0x78 \
+                        and _hex(p[i + 2]) >= 0:
+                    i += 2
+                    while i < n and _hex(p[i]) >= 0:
+                        i += 1
+                else:
+                    while i < n and _is_digit(p[i]):
+                        i += 1
+                self.push(K_NUMBER, at, i)
+                at = i
+            elif _is_name_start(c):
+                i = at + 1
+                while i < n and (_is_name_start(p[i]) or _is_digit(p[i])):
+                    i += 1
+                self.push(K_NAME, at, i)
+                at = i
+            elif c == 0x7B or c == 0x7D or c == 0x3C or c == 0x3E or c == 0x3A:
+                self.push(K_PUNCT, at, at + 1)
+                at += 1
+            else:
+                self.error(at, f"unexpected character {self.char_at(at)!r}")
+        return 0
+
+    cdef str char_at(self, Py_ssize_t at):
+        """The character that starts at byte ``at``."""
+        cdef Py_ssize_t end = at + 1
+        while end < self.n and (self.p[end] & 0xC0) == 0x80:
+            end += 1
+        return self.data[at:end].decode("utf-8", "surrogatepass")
+
+    cdef str token(self, Py_ssize_t k):
+        return self.data[self.starts[k]:self.ends[k]].decode("utf-8", "surrogatepass")
 
     cdef error(self, Py_ssize_t at, str message):
-        line = self.text.count("\n", 0, at) + self.first_line
-        column = at - (self.text.rfind("\n", 0, at) + 1) + 1
+        line_start = self.data.rfind(b"\n", 0, at) + 1
+        line = self.data.count(b"\n", 0, at) + self.first_line
+        column = len(self.data[line_start:at].decode("utf-8", "surrogatepass")) + 1
         raise RdfSyntaxError(f"{message} at column {column} (Jelly-Text)", line=line)
 
-    cdef tuple next(self, str what):
-        if self.pos >= len(self.tokens):
-            self.error(len(self.text), f"expected {what}, found the end of the frame")
-        token = self.tokens[self.pos]
+    cdef Py_ssize_t next(self, str what) except -1:
+        """The index of the next token (consumed)."""
+        if self.pos >= self.count:
+            self.error(self.n, f"expected {what}, found the end of the frame")
         self.pos += 1
-        return token
+        return self.pos - 1
 
-    cdef bytes string_value(self):
-        """One or more adjacent string literals, unescaped."""
-        parts = []
-        kind, text, at = self.next("a string")
-        if kind != "string":
-            self.error(at, f"expected a string, found {text!r}")
+    cdef inline bint is_punct(self, Py_ssize_t k, unsigned char c) noexcept:
+        return k < self.count and self.kinds[k] == K_PUNCT and self.p[self.starts[k]] == c
+
+    cdef int string_value(self) except -1:
+        """One or more adjacent string literals, unescaped into the buffer after their length."""
+        cdef Py_ssize_t k = self.next("a string")
+        cdef Py_ssize_t mark
+        if self.kinds[k] != K_STRING:
+            self.error(self.starts[k], f"expected a string, found {self.token(k)!r}")
+        mark = wb_open(&self.buf)
         while True:
-            parts.append(self.unescape(text[1:len(text) - 1], at))
-            if self.pos < len(self.tokens) and self.tokens[self.pos][0] == "string":
-                kind, text, at = self.next("a string")
+            self.unescape(self.starts[k] + 1, self.ends[k] - 1)
+            if self.pos < self.count and self.kinds[self.pos] == K_STRING:
+                k = self.next("a string")
             else:
-                return b"".join(parts)
+                break
+        wb_close(&self.buf, mark)
+        return 0
 
-    cdef bytes unescape(self, str body, Py_ssize_t at):
-        out = []
-        last = 0
-        for m in _UNESCAPE.finditer(body):
-            out.append(body[last:m.start()].encode("utf-8"))
-            last = m.end()
-            octal, hexa, u4, u8, simple = m.groups()
-            if octal is not None:
-                value = int(octal, 8)
-                if value > 255:
-                    self.error(at, f"octal escape \\{octal} is above 255")
-                out.append(bytes((value,)))
-            elif hexa is not None:
-                out.append(bytes((int(hexa, 16),)))
-            elif u4 is not None or u8 is not None:
-                try:
-                    out.append(chr(int(u4 or u8, 16)).encode("utf-8"))
-                except (ValueError, UnicodeEncodeError):
-                    self.error(at, f"\\u escape {m.group()} is not a Unicode scalar value")
-            elif simple in _SIMPLE:
-                out.append(_SIMPLE[simple])
+    cdef int unescape(self, Py_ssize_t i, Py_ssize_t end) except -1:
+        """The bytes of a string's body ``[i, end)`` with its escapes (octal, ``\\x`` hex,
+        ``\\u`` and ``\\U``, simple ones) written into the buffer."""
+        cdef const unsigned char* p = self.p
+        cdef Py_ssize_t at = i - 1, run
+        cdef unsigned char c
+        cdef uint64_t v
+        cdef int digits, d, width
+        wb_ensure(&self.buf, end - i)
+        while i < end:
+            run = i
+            while i < end and p[i] != 0x5C:
+                i += 1
+            if i > run:
+                wb_bytes(&self.buf, <const char*>p + run, i - run)
+            if i >= end:
+                break
+            c = p[i + 1]                                # the character after the backslash
+            if 0x30 <= c <= 0x37:                       # octal: up to three digits
+                v, digits, i = 0, 0, i + 1
+                while digits < 3 and i < end and 0x30 <= p[i] <= 0x37:
+                    v = v * 8 + (p[i] - 0x30)
+                    digits += 1
+                    i += 1
+                if v > 255:
+                    self.error(at, f"octal escape \\{self.data[i - digits:i].decode()} is above "
+                                   f"255")
+                wb_ensure(&self.buf, 1)
+                wb_byte(&self.buf, <unsigned char>v)
+            elif c == 0x78 and i + 2 < end and _hex(p[i + 2]) >= 0:    # \x: one or two
+                v, i = _hex(p[i + 2]), i + 3
+                if i < end and _hex(p[i]) >= 0:
+                    v, i = v * 16 + _hex(p[i]), i + 1
+                wb_ensure(&self.buf, 1)
+                wb_byte(&self.buf, <unsigned char>v)
+            elif (c == 0x75 or c == 0x55) and self.hex_run(i + 2, end, 4 if c == 0x75 else 8):
+                width = 4 if c == 0x75 else 8
+                v = 0
+                for d in range(width):
+                    v = v * 16 + _hex(p[i + 2 + d])
+                if v > 0x10FFFF or 0xD800 <= v <= 0xDFFF:
+                    self.error(at, f"\\u escape {self.data[i:i + 2 + width].decode()} is not a "
+                                   f"Unicode scalar value")
+                encoded = chr(v).encode("utf-8")
+                wb_bytes(&self.buf, PyBytes_AS_STRING(encoded), PyBytes_GET_SIZE(encoded))
+                i += 2 + width
+            elif c in _SIMPLE:
+                wb_ensure(&self.buf, 1)
+                wb_byte(&self.buf, <unsigned char>_SIMPLE[c])
+                i += 2
             else:
-                self.error(at, f"unknown escape \\{simple}")
-        out.append(body[last:].encode("utf-8"))
-        return b"".join(out)
+                self.error(at, f"unknown escape \\{self.char_at(i + 1)}")
+        return 0
 
-    cdef uint64_t number_value(self, uint64_t limit):
-        kind, text, at = self.next("a number")
-        if kind != "number" or text.startswith("-"):
-            self.error(at, f"expected an unsigned number, found {text!r}")
-        try:
-            value = _integer(text)
-        except ValueError:
-            self.error(at, f"{text!r} is not a number")
-        if value > limit:
-            self.error(at, f"{text} is out of range")
+    cdef bint hex_run(self, Py_ssize_t i, Py_ssize_t end, int width) noexcept:
+        cdef int d
+        if i + width > end:
+            return False
+        for d in range(width):
+            if _hex(self.p[i + d]) < 0:
+                return False
+        return True
+
+    cdef int integer(self, Py_ssize_t k, uint64_t* out) except -1:
+        """The value of the number token ``k`` (decimal, ``0x`` hex, or octal after a leading
+        ``0``): 0 if it is one, 1 if it is above 2**64 - 1, 2 if it is not a number (an octal
+        with 8 or 9).  A sign is the caller's to refuse."""
+        cdef const unsigned char* p = self.p
+        cdef Py_ssize_t i = self.starts[k], end = self.ends[k]
+        cdef uint64_t v = 0
+        cdef int base = 10, d
+        if p[i] == 0x2D:
+            i += 1
+        if end - i > 2 and p[i] == 0x30 and (p[i + 1] | 0x20) == 0x78:
+            base, i = 16, i + 2
+        elif end - i > 1 and p[i] == 0x30:
+            base, i = 8, i + 1
+        while i < end:
+            d = _hex(p[i])
+            if d >= base:
+                return 2
+            if v > (0xFFFFFFFFFFFFFFFF - <uint64_t>d) // <uint64_t>base:
+                return 1
+            v = v * base + d
+            i += 1
+        out[0] = v
+        return 0
+
+    cdef uint64_t number_value(self, uint64_t limit) except? 0xFFFFFFFFFFFFFFFF:
+        cdef Py_ssize_t k = self.next("a number")
+        cdef uint64_t value = 0
+        cdef int got
+        if self.kinds[k] != K_NUMBER or self.p[self.starts[k]] == 0x2D:
+            self.error(self.starts[k], f"expected an unsigned number, found {self.token(k)!r}")
+        got = self.integer(k, &value)
+        if got == 2:
+            self.error(self.starts[k], f"{self.token(k)!r} is not a number")
+        if got == 1 or value > limit:
+            self.error(self.starts[k], f"{self.token(k)} is out of range")
         return value
 
-    cdef int message(self, str mtype, str closing) except -1:
-        cdef uint64_t v = 0
-        cdef Py_ssize_t mark
-        cdef bytes data
-        numbers = _NUMBERS.get(mtype) if mtype is not None else None
+    cdef int message(self, str mtype, int closing) except -1:
+        """The fields of a message up to its ``closing`` character (0: the end of the text)."""
+        cdef uint64_t v = 0, number = 0
+        cdef Py_ssize_t mark, k, peek, at
+        cdef int got, ftype = 0
+        cdef bint has_colon
+        names = _NUMBERS_B.get(mtype) if mtype is not None else None
         while True:
-            if self.pos >= len(self.tokens):
+            if self.pos >= self.count:
                 if closing:
-                    self.error(len(self.text), f"expected {closing!r}, found the end of the frame")
+                    self.error(self.n, f"expected {chr(closing)!r}, found the end of the frame")
                 return 0
-            kind, text, at = self.next("a field")
-            if kind == "punct" and text == closing:
+            k = self.next("a field")
+            at = self.starts[k]
+            if closing and self.is_punct(k, closing):
                 return 0
-            if kind == "name":
-                entry = numbers.get(text) if numbers is not None else None
+            if self.kinds[k] == K_NAME:
+                entry = names.get(self.data[at:self.ends[k]]) if names is not None else None
                 if entry is None:
-                    self.error(at, f"{mtype or 'this message'} has no field {text!r}")
+                    self.error(at, f"{mtype or 'this message'} has no field {self.token(k)!r}")
                 number, (_, ftype, sub) = entry
-            elif kind == "number" and not text.startswith("-"):
-                try:
-                    number, ftype, sub = _integer(text), 0, None
-                except ValueError:
-                    self.error(at, f"{text!r} is not a field number")
-                if number < 1 or number > 0x1FFFFFFF:
-                    self.error(at, f"field number {text} is out of range")
+            elif self.kinds[k] == K_NUMBER and self.p[at] != 0x2D:
+                got = self.integer(k, &number)
+                if got == 2:
+                    self.error(at, f"{self.token(k)!r} is not a field number")
+                if got == 1 or number < 1 or number > 0x1FFFFFFF:
+                    self.error(at, f"field number {self.token(k)} is out of range")
+                ftype, sub = 0, None
             else:
-                self.error(at, f"expected a field name, found {text!r}")
-            has_colon = self.pos < len(self.tokens) and self.tokens[self.pos][:2] == ("punct", ":")
+                self.error(at, f"expected a field name, found {self.token(k)!r}")
+            has_colon = self.is_punct(self.pos, 0x3A)
             if has_colon:
                 self.pos += 1
-            peek = self.tokens[self.pos] if self.pos < len(self.tokens) else ("", "", len(self.text))
-            if peek[0] == "punct" and peek[1] in "{<":
-                if ftype not in (0, T_MSG):
-                    self.error(peek[2], f"field {text!r} is not a message")
+            peek = self.pos
+            if self.is_punct(peek, 0x7B) or self.is_punct(peek, 0x3C):
+                if ftype != 0 and ftype != T_MSG:
+                    self.error(self.starts[peek], f"field {self.token(k)!r} is not a message")
                 self.pos += 1
                 wb_ensure(&self.buf, 11)
                 wb_varint(&self.buf, (number << 3) | WT_LEN)
                 mark = wb_open(&self.buf)
-                self.message(sub, "}" if peek[1] == "{" else ">")
+                self.message(sub, 0x7D if self.p[self.starts[peek]] == 0x7B else 0x3E)
                 wb_close(&self.buf, mark)
                 continue
+            at = self.starts[peek] if peek < self.count else self.n
             if not has_colon:
-                self.error(peek[2], f"expected ':' after {text!r}")
+                self.error(at, f"expected ':' after {self.token(k)!r}")
             if ftype == T_MSG:
-                self.error(peek[2], f"field {text!r} is a message: write {text} {{ ... }}")
-            if ftype in (T_STRING, T_BYTES) or (ftype == 0 and peek[0] == "string"):
-                data = self.string_value()
-                wb_ensure(&self.buf, 20)
+                name = self.token(k)
+                self.error(at, f"field {name!r} is a message: write {name} {{ ... }}")
+            if ftype == T_STRING or ftype == T_BYTES or \
+                    (ftype == 0 and peek < self.count and self.kinds[peek] == K_STRING):
+                wb_ensure(&self.buf, 10)
                 wb_varint(&self.buf, (number << 3) | WT_LEN)
-                wb_varint(&self.buf, len(data))
-                wb_bytes(&self.buf, data, len(data))
-            elif ftype == T_BOOL and peek[0] == "name":
+                self.string_value()
+            elif ftype == T_BOOL and peek < self.count and self.kinds[peek] == K_NAME:
                 self.pos += 1
-                if peek[1] in ("true", "True", "t"):
+                word = self.data[at:self.ends[peek]]
+                if word in (b"true", b"True", b"t"):
                     v = 1
-                elif peek[1] in ("false", "False", "f"):
+                elif word in (b"false", b"False", b"f"):
                     v = 0
                 else:
-                    self.error(peek[2], f"expected true or false, found {peek[1]!r}")
+                    self.error(at, f"expected true or false, found {self.token(peek)!r}")
                 self.varint_field(number, v)
-            elif ftype == T_ENUM and peek[0] == "name":
+            elif ftype == T_ENUM and peek < self.count and self.kinds[peek] == K_NAME:
                 self.pos += 1
-                found = [k for k, name in sub.items() if name == peek[1]]
-                if not found:
-                    self.error(peek[2], f"unknown value {peek[1]!r} of {text!r}; use "
-                                        f"{', '.join(sub.values())} or a number")
-                self.varint_field(number, found[0])
-            elif ftype == 0 and peek[0] == "number" and peek[1][:2].lower() == "0x" and \
-                    len(peek[1]) in (10, 18):
+                value = _ENUM_B[id(sub)].get(self.data[at:self.ends[peek]])
+                if value is None:
+                    self.error(at, f"unknown value {self.token(peek)!r} of {self.token(k)!r}; "
+                                   f"use {', '.join(sub.values())} or a number")
+                self.varint_field(number, value)
+            elif ftype == 0 and peek < self.count and self.kinds[peek] == K_NUMBER \
+                    and self.ends[peek] - at in (10, 18) and self.p[at] == 0x30 \
+                    and (self.p[at + 1] | 0x20) == 0x78:
                 self.pos += 1
-                self.fixed_field(number, int(peek[1], 16), (len(peek[1]) - 2) // 2)
+                self.integer(peek, &v)
+                self.fixed_field(number, v, (self.ends[peek] - at - 2) // 2)
             else:
                 self.varint_field(number, self.number_value(
                     0xFFFFFFFF if ftype == T_UINT or ftype == T_ENUM else 0xFFFFFFFFFFFFFFFF))
@@ -429,8 +611,15 @@ cdef class _TextParser:
         return 0
 
     cdef bytes frame(self, bint delimited):
-        self.message("RdfStreamFrame", "")
+        self.message("RdfStreamFrame", 0)
         return wb_take(&self.buf, delimited)
+
+
+cdef void* _grown(void* block, size_t size) except NULL:
+    cdef void* grown = realloc(block, size)
+    if grown == NULL:
+        raise MemoryError()
+    return grown
 
 
 def text_to_frame(str text, Py_ssize_t first_line=1, bint delimited=False):
@@ -450,7 +639,7 @@ def split_frames(lines):
     marked = False
     for line in lines:
         number += 1
-        if FRAME_MARK.match(line):
+        if line[:1] == "#" and FRAME_MARK.match(line):     # most lines are not comments
             if marked or any(_has_content(c) for c in chunk):
                 yield start, "".join(chunk)
             chunk = []

@@ -16,10 +16,13 @@ import sys
 
 import pytest
 import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 import zstandard as zstd
 
 import helpers
 import jelly
+import strategies
 from oracle import jelly_rdf as rd, ntriples as ntr, terms as neutral
 from oracle.isomorphism import ordered_isomorphic, unordered_isomorphic
 from oracle.proto import load_proto
@@ -261,6 +264,26 @@ def test_jelly_text_errors(tmp_path, text, match):
     (tmp_path / "x.jelly.txt").write_text(text)
     fails("convert", tmp_path / "x.jelly.txt", tmp_path / "x.jelly", match=match)
     assert not (tmp_path / "x.jelly").exists()
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(strategies.scenario(max_statements=30), st.booleans(), st.booleans(), st.booleans(),
+       st.binary(min_size=1, max_size=12), st.text(min_size=1, max_size=8))
+def test_jelly_text_parses_what_protobuf_prints(sc, pointy, utf8, one_line, value, key):
+    """protobuf's own text printer, in its forms (``<>`` or ``{}``, strings as UTF-8 or
+    octal escapes, one line), over random frames with metadata of any bytes: the compiled
+    parser writes the bytes protobuf serializes.  (A map entry with an empty key or value is
+    printed without it, and serialized with it, so both are given something.)"""
+    from google.protobuf import text_format
+    from jelly.jellytext import text_to_frame
+    pb = load_proto("rdf.proto")
+    for frame in wire.split_frames(strategies.delimited_stream(sc)):
+        msg = pb.RdfStreamFrame()
+        msg.ParseFromString(frame)
+        msg.metadata[key] = value
+        text = text_format.MessageToString(msg, as_utf8=utf8, as_one_line=one_line,
+                                           pointy_brackets=pointy)
+        assert text_to_frame(text) == msg.SerializeToString(), text
 
 
 def test_jelly_text_single_frame_refuses_many(log, tmp_path):

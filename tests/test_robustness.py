@@ -263,6 +263,37 @@ def test_mutations_only_jelly_errors(jelly):
     assert outcomes["ok"] > 100 and outcomes["error"] > 1000, outcomes
 
 
+def test_jelly_text_mutations_only_jelly_errors(jelly):
+    """The compiled Jelly-Text parser on the text of valid files with pieces of its syntax
+    inserted and bytes dropped: a frame, which prints to text that reads back to it, or
+    JellyError, never another exception (the test runs under AddressSanitizer in CI, where
+    a read past the text would stop it)."""
+    from jelly.jellytext import dumps, frame_to_text, text_to_frame
+    rng = random.Random(5)
+    texts = [dumps(d) for _, d in unique_valid_files()[:40]]
+    pieces = ['{', '}', '<', '>', ':', '"', "'", '\\', '"\\', '"\\x', '"\\u12', '"\\U0010ffff"',
+              '"\\U00110000"', '"\\777"', '0x', '0x1F', '-', '-7', '09', '18446744073709551616',
+              '# c', '\n', 'é', 'rows', 'name_id', '99:', '4: 0x0000002a', 'true', 'NOPE']
+    outcomes = {"ok": 0, "error": 0}
+    for _ in range(3000):
+        text = rng.choice(texts)
+        for _ in range(rng.randint(1, 3)):
+            at = rng.randrange(len(text) + 1)
+            if rng.random() < 0.7:
+                text = text[:at] + rng.choice(pieces) + text[at:]
+            else:
+                text = text[:at] + text[at + rng.randint(1, 8):]
+        try:
+            frame = text_to_frame(text, 1)
+            outcomes["ok"] += 1
+        except jelly.JellyError:
+            outcomes["error"] += 1
+            continue
+        assert text_to_frame(frame_to_text(frame)) == frame     # printed and read back
+        assert text_to_frame(text, 1, True) == wire.enc_varint(len(frame)) + frame
+    assert outcomes["ok"] > 100 and outcomes["error"] > 1000, outcomes
+
+
 def test_error_is_sticky(jelly):
     """After an error the iterator is finished (or keeps failing): no garbage afterwards."""
     rng = random.Random(3)
