@@ -3,7 +3,9 @@ another checkout (not part of the test suite).  Groups of commands:
 
 * ``validate``: ``jelly validate FILE.jelly --compare-to FILE.nt`` as datasets and
   ``--ordered``, and without a reference;
-* ``documents``: ``jelly convert FILE.jelly`` to RDF/XML and to JSON-LD (single documents).
+* ``documents``: ``jelly convert FILE.jelly`` to RDF/XML and to JSON-LD (single documents);
+* ``jelly-text``: ``jelly convert`` of Jelly-Text (``--text-statements`` of the same data,
+  printed by this checkout) to N-Triples, and of the Jelly file to Jelly-Text.
 
     python benchmarks/command_bench.py --only validate --baseline ../old --out results.json
 
@@ -42,6 +44,7 @@ def run(checkout: str, args: list[str]) -> tuple[float, float]:
 
 
 def prepare(work: str, statements: int) -> tuple[str, str]:
+    """The generated sensor data as N-Triples and Jelly (each made once)."""
     sys.path.insert(0, HERE)
     import datagen
     os.makedirs(work, exist_ok=True)
@@ -62,13 +65,23 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--baseline", help="a checkout to compare with (its extensions built)")
     ap.add_argument("--only", default="validate", help="comma-separated groups: validate, "
-                    "documents (default validate)")
+                    "documents, jelly-text (default validate)")
+    ap.add_argument("--text-statements", type=int, default=200_000,
+                    help="statements of the jelly-text group")
     ap.add_argument("--work", default=os.path.join(HERE, ".work", "validate"))
     ap.add_argument("--out", help="write the results as JSON here")
     args = ap.parse_args()
     nt, jl = (os.path.abspath(f) for f in prepare(args.work, args.statements))
     sides = {"now": ROOT} | ({"baseline": args.baseline} if args.baseline else {})
     out = os.path.join(os.path.abspath(args.work), "out")
+    text = jelly_text = ""
+    if "jelly-text" in args.only:
+        _, small = (os.path.abspath(f) for f in prepare(args.work, args.text_statements))
+        text = small[:-6] + ".jelly.txt"
+        if not os.path.exists(text):
+            subprocess.run([sys.executable, "-m", "jelly", "convert", small, text, "-q"],
+                           check=True, env=dict(os.environ, PYTHONPATH=ROOT))
+        jelly_text = small
     groups = {
         "validate": {"validate --compare-to (as datasets)": ["validate", jl, "--compare-to", nt],
                      "validate --compare-to --ordered": ["validate", jl, "--compare-to", nt,
@@ -76,6 +89,9 @@ def main() -> None:
                      "validate (no reference)": ["validate", jl]},
         "documents": {"convert to RDF/XML": ["convert", jl, out + ".rdf", "-q"],
                       "convert to JSON-LD": ["convert", jl, out + ".jsonld", "-q"]},
+        "jelly-text": {"convert Jelly-Text to N-Triples": ["convert", text, out + ".nt", "-q"],
+                       "convert Jelly to Jelly-Text": ["convert", jelly_text,
+                                                       out + ".jelly.txt", "-q"]},
     }
     cases = {case: argv for group in args.only.split(",") for case, argv in groups[group].items()}
     runs: dict[str, dict[str, list[tuple[float, float]]]] = {
@@ -86,10 +102,13 @@ def main() -> None:
                 runs[case][side].append(run(sides[side], argv))
         print(f"round {rnd + 1} done", flush=True)
     print(f"\n{args.statements:,} statements of generated sensor data "
-          f"({os.path.getsize(nt) / 2**20:.0f} MiB of N-Triples); medians of {args.repeat}\n")
+          f"({os.path.getsize(nt) / 2**20:.0f} MiB of N-Triples)"
+          + (f", {args.text_statements:,} for Jelly-Text ({os.path.getsize(text) / 2**20:.0f} "
+             f"MiB)" if text else "") + f"; medians of {args.repeat}\n")
     print("| jelly | " + " | ".join(f"{s}: s, peak MiB" for s in sides) + " |")
     print("|---|" + "--:|" * len(sides))
-    results = {"statements": args.statements, "repeat": args.repeat, "cases": {}}
+    results = {"statements": args.statements, "repeat": args.repeat, "cases": {},
+               **({"text_statements": args.text_statements} if text else {})}
     for case in cases:
         row = {}
         for side in sides:
