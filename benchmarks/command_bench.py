@@ -5,7 +5,9 @@ another checkout (not part of the test suite).  Groups of commands:
   ``--ordered``, and without a reference;
 * ``documents``: ``jelly convert FILE.jelly`` to RDF/XML and to JSON-LD (single documents);
 * ``jelly-text``: ``jelly convert`` of Jelly-Text (``--text-statements`` of the same data,
-  printed by this checkout) to N-Triples, and of the Jelly file to Jelly-Text.
+  printed by this checkout) to N-Triples, and of the Jelly file to Jelly-Text;
+* ``text-in``: ``jelly convert`` of Turtle, TriG, JSON-LD and RDF/XML (the same
+  ``--text-statements``, written by this checkout) to Jelly.
 
     python benchmarks/command_bench.py --only validate --baseline ../old --out results.json
 
@@ -65,9 +67,9 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--baseline", help="a checkout to compare with (its extensions built)")
     ap.add_argument("--only", default="validate", help="comma-separated groups: validate, "
-                    "documents, jelly-text (default validate)")
+                    "documents, jelly-text, text-in (default validate)")
     ap.add_argument("--text-statements", type=int, default=200_000,
-                    help="statements of the jelly-text group")
+                    help="statements of the jelly-text and text-in groups")
     ap.add_argument("--work", default=os.path.join(HERE, ".work", "validate"))
     ap.add_argument("--out", help="write the results as JSON here")
     args = ap.parse_args()
@@ -75,13 +77,16 @@ def main() -> None:
     sides = {"now": ROOT} | ({"baseline": args.baseline} if args.baseline else {})
     out = os.path.join(os.path.abspath(args.work), "out")
     text = jelly_text = ""
-    if "jelly-text" in args.only:
+    small_in: dict[str, str] = {}
+    if "jelly-text" in args.only or "text-in" in args.only:
         _, small = (os.path.abspath(f) for f in prepare(args.work, args.text_statements))
-        text = small[:-6] + ".jelly.txt"
-        if not os.path.exists(text):
-            subprocess.run([sys.executable, "-m", "jelly", "convert", small, text, "-q"],
-                           check=True, env=dict(os.environ, PYTHONPATH=ROOT))
-        jelly_text = small
+        for suffix in (".jelly.txt", ".ttl", ".trig", ".jsonld", ".rdf"):
+            small_in[suffix] = small[:-6] + suffix
+            if not os.path.exists(small_in[suffix]):
+                subprocess.run([sys.executable, "-m", "jelly", "convert", small,
+                                small_in[suffix], "-q"], check=True,
+                               env=dict(os.environ, PYTHONPATH=ROOT))
+        text, jelly_text = small_in[".jelly.txt"], small
     groups = {
         "validate": {"validate --compare-to (as datasets)": ["validate", jl, "--compare-to", nt],
                      "validate --compare-to --ordered": ["validate", jl, "--compare-to", nt,
@@ -92,6 +97,10 @@ def main() -> None:
         "jelly-text": {"convert Jelly-Text to N-Triples": ["convert", text, out + ".nt", "-q"],
                        "convert Jelly to Jelly-Text": ["convert", jelly_text,
                                                        out + ".jelly.txt", "-q"]},
+        "text-in": {f"convert {label} to Jelly": ["convert", small_in.get(suffix, ""),
+                                                  out + ".jelly", "-q"]
+                    for label, suffix in (("Turtle", ".ttl"), ("TriG", ".trig"),
+                                          ("JSON-LD", ".jsonld"), ("RDF/XML", ".rdf"))},
     }
     cases = {case: argv for group in args.only.split(",") for case, argv in groups[group].items()}
     runs: dict[str, dict[str, list[tuple[float, float]]]] = {
@@ -103,8 +112,8 @@ def main() -> None:
         print(f"round {rnd + 1} done", flush=True)
     print(f"\n{args.statements:,} statements of generated sensor data "
           f"({os.path.getsize(nt) / 2**20:.0f} MiB of N-Triples)"
-          + (f", {args.text_statements:,} for Jelly-Text ({os.path.getsize(text) / 2**20:.0f} "
-             f"MiB)" if text else "") + f"; medians of {args.repeat}\n")
+          + (f", {args.text_statements:,} for Jelly-Text and text input" if text else "")
+          + f"; medians of {args.repeat}\n")
     print("| jelly | " + " | ".join(f"{s}: s, peak MiB" for s in sides) + " |")
     print("|---|" + "--:|" * len(sides))
     results = {"statements": args.statements, "repeat": args.repeat, "cases": {},

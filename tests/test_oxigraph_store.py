@@ -97,6 +97,15 @@ def test_serialize_an_iterable(tmp_path):
     with pytest.raises(jelly.JellyEncodeError, match="rdf_star"):
         jo.serialize(star)
     assert rd.decode(jo.serialize(star, rdf_star=True))[0].rdf_star
+    # quads whose first is in the default graph are still a QUADS stream, the default graph
+    # kept apart from the named one
+    mixed = [ox.Quad(ox.NamedNode("http://s"), ox.NamedNode("http://p"), ox.Literal("1"),
+                     ox.DefaultGraph()),
+             ox.Quad(ox.NamedNode("http://s"), ox.NamedNode("http://p"), ox.Literal("2"),
+                     ox.NamedNode("http://g"))]
+    options, frames = rd.decode(jo.serialize(mixed))
+    assert options.physical_type == 2
+    assert [st[3] for f in frames for st in f] == [("D",), ("I", "http://g")]
 
 
 def test_load_holds_what_loading_the_n_triples_holds():

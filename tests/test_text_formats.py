@@ -435,3 +435,29 @@ def test_a_delimiter_that_starts_near_the_end_of_the_lookahead_is_found():
     later = filler + b"#" * 16 + b"\n# @message\n"             # starts after the lookahead
     is_log, head, _ = split_messages(io.BufferedReader(io.BytesIO(later)))
     assert not is_log and later.startswith(head)
+
+
+def test_text_input_reaches_jelly_as_n_quads_text(monkeypatch):
+    """pyoxigraph's quads reach jelly through N-Quads text that jelly's parser reads: a Python
+    conversion per term is not made; if jelly's parser refused the text, the batch would be
+    converted term by term, to the same statements."""
+    import jelly.oxigraph as jo
+    trig = (b'@prefix ex: <http://example/> .\n'
+            b'ex:s ex:p "a\\nb"@en-GB, _:b1, 1.5 .\n'
+            b'ex:g { ex:s ex:p <<( ex:a ex:b "c"@en--rtl )>> . _:b1 ex:p ex:o }\n')
+    calls = []
+    monkeypatch.setattr(jo._FromOx, "__call__",
+                        lambda self, t: calls.append(t) or pytest.fail("a term made in Python"))
+    text_route = [fr.statements for fr, _ in jo.OxigraphSource(io.BytesIO(trig),
+                                                                format="trig").frames()]
+    assert calls == [] and sum(map(len, text_route)) == 5
+    monkeypatch.undo()
+
+    def refuse(*_, **__):
+        raise JellyError("refused")
+    monkeypatch.setattr(jo, "parse_nquads", refuse)
+    term_route = [fr.statements for fr, _ in jo.OxigraphSource(io.BytesIO(trig),
+                                                                format="trig").frames()]
+    from jelly.compare import normalized
+    assert [sorted(map(str, normalized(f))) for f in text_route] == \
+        [sorted(map(str, normalized(f))) for f in term_route]
