@@ -22,6 +22,7 @@ import sys
 import pytest
 
 import docsnippets
+import helpers
 from docsnippets import DOCS, ELSEWHERE, blocks, elsewhere, label
 
 BROKER_COMMANDS = ("serve", "publish", "subscribe")
@@ -40,6 +41,14 @@ def jelly_commands(doc) -> list[tuple[int, str]]:
     return out
 
 
+def _env() -> dict:
+    """The ``jelly`` command of this interpreter first on the PATH, importing the jelly these
+    tests import (as test_examples.py runs the shell examples)."""
+    env = helpers.jelly_subprocess_env()
+    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
+    return env
+
+
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
     return docsnippets.workdir(tmp_path_factory.mktemp("docs"))
@@ -47,8 +56,7 @@ def files(tmp_path_factory):
 
 @pytest.mark.parametrize("doc", DOCS, ids=lambda d: d.name)
 def test_the_jelly_commands_of_the_docs_run(doc, files):
-    env = dict(os.environ, PATH=os.path.dirname(sys.executable) + os.pathsep
-               + os.environ.get("PATH", ""))
+    env = _env()
     ran = 0
     for line, command in jelly_commands(doc):
         if "pip install" in command:
@@ -105,8 +113,7 @@ def transcripts(doc) -> list[tuple[int, str, str]]:
 def test_the_transcripts_of_the_docs_show_what_the_commands_print(doc, tmp_path):
     """``$ cat FILE`` makes the file the doc shows; any other command prints what the doc shows
     (stdout then stderr; spaces and line breaks aside: the doc wraps long lines)."""
-    env = dict(os.environ, PATH=os.path.dirname(sys.executable) + os.pathsep
-               + os.environ.get("PATH", ""))
+    env = _env()
     for line, command, shown in transcripts(doc):
         words = shlex.split(command)
         if words[0] == "cat" and len(words) == 2:
