@@ -7,7 +7,9 @@ another checkout (not part of the test suite).  Groups of commands:
 * ``jelly-text``: ``jelly convert`` of Jelly-Text (``--text-statements`` of the same data,
   printed by this checkout) to N-Triples, and of the Jelly file to Jelly-Text;
 * ``text-in``: ``jelly convert`` of Turtle, TriG, JSON-LD and RDF/XML (the same
-  ``--text-statements``, written by this checkout) to Jelly.
+  ``--text-statements``, written by this checkout) to Jelly;
+* ``star-out``: ``jelly convert`` of RDF-star Jelly (``--text-statements`` statements, every
+  tenth with a quoted triple as object) to Turtle.
 
     python benchmarks/command_bench.py --only validate --baseline ../old --out results.json
 
@@ -61,15 +63,32 @@ def prepare(work: str, statements: int) -> tuple[str, str]:
     return nt, jl
 
 
+def star_data(work: str, statements: int) -> str:
+    """An RDF-star Jelly file: every tenth statement has a quoted triple as its object."""
+    jl = os.path.join(work, f"star-{statements}.jelly")
+    if not os.path.exists(jl):
+        nt = jl[:-6] + ".nt"
+        with open(nt, "w") as f:
+            for i in range(statements):
+                if i % 10 == 0:
+                    f.write(f'<http://ex/s{i}> <http://ex/says> << <http://ex/a{i}> '
+                            f'<http://ex/b> "v{i}" >> .\n')
+                else:
+                    f.write(f'<http://ex/s{i}> <http://ex/p{i % 7}> "value {i}"@en .\n')
+        subprocess.run([sys.executable, "-m", "jelly", "convert", nt, jl, "--rdf-star", "-q"],
+                       check=True, env=dict(os.environ, PYTHONPATH=ROOT))
+    return jl
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--statements", type=int, default=2_000_000)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--baseline", help="a checkout to compare with (its extensions built)")
     ap.add_argument("--only", default="validate", help="comma-separated groups: validate, "
-                    "documents, jelly-text, text-in (default validate)")
+                    "documents, jelly-text, text-in, star-out (default validate)")
     ap.add_argument("--text-statements", type=int, default=200_000,
-                    help="statements of the jelly-text and text-in groups")
+                    help="statements of the jelly-text, text-in and star-out groups")
     ap.add_argument("--work", default=os.path.join(HERE, ".work", "validate"))
     ap.add_argument("--out", help="write the results as JSON here")
     args = ap.parse_args()
@@ -97,6 +116,9 @@ def main() -> None:
         "jelly-text": {"convert Jelly-Text to N-Triples": ["convert", text, out + ".nt", "-q"],
                        "convert Jelly to Jelly-Text": ["convert", jelly_text,
                                                        out + ".jelly.txt", "-q"]},
+        "star-out": {"convert RDF-star Jelly to Turtle": [
+            "convert", star_data(os.path.abspath(args.work), args.text_statements)
+            if "star-out" in args.only else "", out + ".ttl", "-q"]},
         "text-in": {f"convert {label} to Jelly": ["convert", small_in.get(suffix, ""),
                                                   out + ".jelly", "-q"]
                     for label, suffix in (("Turtle", ".ttl"), ("TriG", ".trig"),

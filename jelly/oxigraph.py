@@ -36,6 +36,7 @@ import re
 import threading
 from typing import Any, Iterator
 
+from ._ntformat import NQuadsWriter
 from ._ntriples import parse_nquads
 from ._terms import DEFAULT_GRAPH, BlankNode, DefaultGraph, IRI, Literal, Triple
 from .convert import TextFrame
@@ -444,11 +445,11 @@ class OxigraphSink:
     From a source that gives text (Jelly and Jena's formats decoded to N-Triples / N-Quads),
     pyoxigraph parses each frame's text into its own terms: making them in Python, one
     constructor call per term and statement, took more than half of a conversion to Turtle
-    (``benchmarks/text_out_bench.py``).  A
-    frame pyoxigraph will not parse (quoted triples, written in RDF-star notation; a
-    generalized statement; a term it finds invalid) is read by jelly's parser and taken the
-    way of other sources, which writes quoted triples as RDF 1.2 triple terms and says what
-    cannot be written."""
+    (``benchmarks/text_out_bench.py``).  From a statement pyoxigraph will not parse on, the
+    frame is read by jelly's parser: quoted triples (RDF-star notation in the text) are
+    written again as RDF 1.2 triple terms for pyoxigraph, and what still does not go (a quoted
+    triple as subject, a generalized statement, a term it finds invalid) is taken the way of
+    other sources, which says what cannot be written."""
 
     text = True
 
@@ -464,6 +465,7 @@ class OxigraphSink:
             raise JellyError(f"{_label(format)} has no RDF message log form; use Turtle, TriG, "
                              f"N-Triples, N-Quads or JSON-LD (--to jsonld --messages)")
         self._quads = format in DATASET_FORMATS
+        self._text_format = ox.RdfFormat.N_QUADS if self._quads else ox.RdfFormat.N_TRIPLES
         self._text = source.text
         self._conv = _ToOx()
         self._prefixes: dict[str, str] = {}
@@ -502,20 +504,38 @@ class OxigraphSink:
 
     def _parsed(self, text: bytes) -> Iterator[Any]:
         """pyoxigraph's terms of a frame's N-Triples / N-Quads ``text``; from a statement it
-        will not parse on, those of jelly's parser, converted (see the class)."""
+        will not parse on, those of jelly's parser, a batch at a time (see :meth:`_rewritten`)."""
         done = 0
         try:
-            for item in ox.parse(text, format=ox.RdfFormat.N_QUADS if self._quads
-                                 else ox.RdfFormat.N_TRIPLES):
+            for item in ox.parse(text, format=self._text_format):
                 yield item
                 done += 1
             return
         except SyntaxError:
             pass
         # jelly's parser reads whatever jelly's N-Triples writer wrote (generalized statements
-        # and relative IRIs too), so the refused statement's error is that of the term route
-        yield from self._converted(itertools.islice(
-            parse_nquads(text, at_start=False, allow_relative_iris=True), done, None))
+        # and relative IRIs too)
+        rest = itertools.islice(parse_nquads(text, at_start=False, allow_relative_iris=True),
+                                done, None)
+        while batch := list(itertools.islice(rest, STREAMED_BATCH)):
+            yield from self._rewritten(batch)
+
+    def _rewritten(self, batch: list[Any]) -> list[Any]:
+        """pyoxigraph's terms of statements it refused as text.  Most often that is RDF-star
+        notation (``<< s p o >>``): jelly's writer spells the quoted triples again as RDF 1.2
+        triple terms, which pyoxigraph reads (term by term in Python took 3.4x as long a
+        statement).  A batch that still does not go (a quoted triple as subject, a generalized
+        statement, a relative IRI) is converted term by term, which says what cannot be
+        written."""
+        out = io.BytesIO()
+        writer = NQuadsWriter(out, syntax="rdf12")
+        try:
+            for st in batch:
+                writer.write(st)
+            writer.close()
+            return list(ox.parse(out.getvalue(), format=self._text_format))
+        except (JellyError, SyntaxError):
+            return self._items(batch)
 
     def _converted(self, statements: Any) -> Iterator[Any]:
         """pyoxigraph's terms of jelly's ``statements``, made a batch at a time."""

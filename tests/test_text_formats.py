@@ -294,9 +294,9 @@ def test_flat_text_to_turtle_is_written_a_batch_at_a_time(tmp_path, monkeypatch)
 def test_jelly_to_turtle_lets_pyoxigraph_read_the_decoded_text(tmp_path, monkeypatch):
     """Jelly input is decoded to N-Triples text and parsed by pyoxigraph, not made into
     pyoxigraph terms one Python call at a time (more than half of a conversion to
-    Turtle).  What
-    pyoxigraph will not parse is converted as before, from that statement on: quoted triples
-    (written in RDF-star notation), and terms it refuses, with the same errors."""
+    Turtle).  Quoted triples, written in RDF-star notation that pyoxigraph does not read, are
+    written again by jelly's writer as RDF 1.2 triple terms; what pyoxigraph still refuses is
+    converted term by term, with the errors of that route."""
     import jelly.oxigraph as jox
     made = []
     real = jox._ToOx.__call__
@@ -311,7 +311,7 @@ def test_jelly_to_turtle_lets_pyoxigraph_read_the_decoded_text(tmp_path, monkeyp
     assert sorted(_nq((tmp_path / "out.ttl").read_bytes(), "ttl").splitlines(True)) == \
         sorted(lines)
     # a quoted triple in the middle of a frame: the statements before it are pyoxigraph's, the
-    # rest converted, none twice; prefixes travel as before
+    # rest written again as RDF 1.2, none twice, no term made in Python; prefixes travel
     star = (["@prefix ex: <http://example/> .\n"] + lines[:10]
             + ["ex:s ex:p <<( ex:a ex:b ex:c )>> .\n"] + lines[10:20])
     (tmp_path / "star.ttl").write_text("".join(star))
@@ -321,7 +321,14 @@ def test_jelly_to_turtle_lets_pyoxigraph_read_the_decoded_text(tmp_path, monkeyp
     text = (tmp_path / "star-out.ttl").read_bytes()
     assert text.startswith(b"@prefix ex: <http://example/> .\n") and b"<<( ex:a" in text
     assert len(_nq(text, "ttl").splitlines()) == 21
-    assert len(made) == 3 * 11 + 3      # the 11 statements from the quoted triple on, and its terms
+    assert made == []
+    # a quoted triple as subject has no RDF 1.2 spelling: the term route says so
+    (tmp_path / "subject.nt").write_text("<< <http://example/a> <http://example/b> "
+                                         "<http://example/c> >> <http://example/p> \"1\" .\n")
+    convert(str(tmp_path / "subject.nt"), str(tmp_path / "subject.jelly"), rdf_star=True)
+    with pytest.raises(JellyError, match="quoted triple as subject"):
+        convert(str(tmp_path / "subject.jelly"), str(tmp_path / "subject.ttl"))
+    assert made                         # converted term by term, up to the refused one
     # a statement pyoxigraph refuses: the error of the term route
     (tmp_path / "gen.nt").write_text('"lit" <http://example/p> <http://example/o> .\n')
     convert(str(tmp_path / "gen.nt"), str(tmp_path / "gen.jelly"), generalized_statements=True)
