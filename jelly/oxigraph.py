@@ -88,39 +88,25 @@ def _label(fmt: str) -> str:
 
 # ----------------------------------------------------------------------------------- terms
 
-class _FromOx:
-    """pyoxigraph terms to jelly terms (cached: repeated terms cost one dict look-up)."""
-
-    def __init__(self) -> None:
-        self.cache: dict[Any, Any] = {}
-
-    def __call__(self, t: Any) -> Any:
-        c = self.cache.get(t)
-        if c is not None:
-            return c
-        tp = type(t)
-        if tp is ox.NamedNode:
-            c = IRI(t.value)
-        elif tp is ox.BlankNode:
-            c = BlankNode(t.value)
-        elif tp is ox.Literal:
-            lang = t.language
-            if lang is not None:
-                d = t.direction
-                c = Literal(t.value, lang if d is None else f"{lang}--{d}")
-            else:
-                dt = t.datatype.value
-                c = Literal(t.value, None, None if dt == XSD_STRING else dt)
-        elif tp is ox.Triple:
-            c = Triple(self(t.subject), self(t.predicate), self(t.object))
-        elif tp is ox.DefaultGraph:
-            return DEFAULT_GRAPH
-        else:
-            raise JellyError(f"pyoxigraph gave a term jelly does not know: {t!r}")
-        if len(self.cache) >= 1 << 16:
-            self.cache.clear()
-        self.cache[t] = c
-        return c
+def _from_ox(t: Any) -> Any:
+    """The jelly term of a pyoxigraph term (the rare way: see :func:`_jelly_statements`)."""
+    tp = type(t)
+    if tp is ox.NamedNode:
+        return IRI(t.value)
+    if tp is ox.BlankNode:
+        return BlankNode(t.value)
+    if tp is ox.Literal:
+        lang = t.language
+        if lang is not None:
+            d = t.direction
+            return Literal(t.value, lang if d is None else f"{lang}--{d}")
+        dt = t.datatype.value
+        return Literal(t.value, None, None if dt == XSD_STRING else dt)
+    if tp is ox.Triple:
+        return Triple(_from_ox(t.subject), _from_ox(t.predicate), _from_ox(t.object))
+    if tp is ox.DefaultGraph:
+        return DEFAULT_GRAPH
+    raise JellyError(f"pyoxigraph gave a term jelly does not know: {t!r}")
 
 
 class _ToOx:
@@ -353,13 +339,12 @@ class OxigraphSource:
         except ValueError as exc:
             raise JellyError(f"cannot read {_label(self._fmt)}: {exc}") from None
         self._parser = parser
-        batch: list[Any] = []
         try:
             while batch := list(itertools.islice(parser, BATCH)):
                 yield _jelly_statements(batch), self._new_prefixes()
         except SyntaxError as exc:
             raise _syntax_error(exc, self._fmt, line_offset) from None
-        yield batch, self._new_prefixes()
+        yield [], self._new_prefixes()          # those declared after the last statement
 
     def _new_prefixes(self) -> list[tuple[str, str]]:
         new = []
@@ -767,21 +752,10 @@ def _jelly_statements(batch: list[Any]) -> list[Any]:
     try:
         return list(parse_nquads(text, at_start=False))
     except JellyError:
-        return list(_statements(batch, False))
-
-
-def _statements(quads: Any, triples: bool) -> Any:
-    """jelly statements of pyoxigraph quads or triples (3-tuples for triples, and for every
-    quad when ``triples``)."""
-    conv = _FromOx()
-    get = conv.cache.get
-    for q in quads:
-        s, p, o = q.subject, q.predicate, q.object
-        if triples or type(q) is ox.Triple:
-            yield (get(s) or conv(s), get(p) or conv(p), get(o) or conv(o))
-        else:
-            g = q.graph_name
-            yield (get(s) or conv(s), get(p) or conv(p), get(o) or conv(o), get(g) or conv(g))
+        return [tuple(map(_from_ox, (q.subject, q.predicate, q.object)))
+                if type(q) is ox.Triple or type(q.graph_name) is ox.DefaultGraph
+                else tuple(map(_from_ox, (q.subject, q.predicate, q.object, q.graph_name)))
+                for q in batch]
 
 
 def serialize(quads: Any, destination: Any = None, **options: Any) -> bytes | None:
