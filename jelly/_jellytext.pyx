@@ -91,8 +91,9 @@ SCHEMA = {
     "RdfPrefixEntry": _ENTRY,
     "RdfDatatypeEntry": _ENTRY,
 }
-#: Field names to numbers, per message.
-_NUMBERS = {m: {spec[0]: (n, spec) for n, spec in fields.items()} for m, fields in SCHEMA.items()}
+#: Field names (UTF-8, as the parser scans them) to numbers, per message.
+_NUMBERS = {m: {spec[0].encode(): (n, spec) for n, spec in fields.items()}
+            for m, fields in SCHEMA.items()}
 #: A line that opens a frame.
 FRAME_MARK = re.compile(r"#\s*Frame\b")
 
@@ -232,12 +233,6 @@ cdef enum:
     K_NAME = 3
     K_PUNCT = 4
 
-#: The field names of each message, as bytes (what the scanner has) -> (number, spec).
-_NUMBERS_B = {m: {name.encode(): entry for name, entry in names.items()}
-              for m, names in _NUMBERS.items()}
-#: Enum values by name (bytes), per enum table.
-_ENUM_B = {id(table): {name.encode(): k for k, name in table.items()}
-           for table in (PHYSICAL, LOGICAL)}
 #: Simple escapes: the character after the backslash -> the byte it stands for.
 cdef dict _SIMPLE = {ord("n"): 0x0A, ord("r"): 0x0D, ord("t"): 0x09, ord("a"): 0x07,
                      ord("b"): 0x08, ord("f"): 0x0C, ord("v"): 0x0B, ord("\\"): 0x5C,
@@ -519,7 +514,7 @@ cdef class _TextParser:
         cdef Py_ssize_t mark, k, peek, at
         cdef int got, ftype = 0
         cdef bint has_colon
-        names = _NUMBERS_B.get(mtype) if mtype is not None else None
+        names = _NUMBERS.get(mtype) if mtype is not None else None
         while True:
             if self.pos >= self.count:
                 if closing:
@@ -580,7 +575,8 @@ cdef class _TextParser:
                 self.varint_field(number, v)
             elif ftype == T_ENUM and peek < self.count and self.kinds[peek] == K_NAME:
                 self.pos += 1
-                value = _ENUM_B[id(sub)].get(self.data[at:self.ends[peek]])
+                word = self.token(peek)
+                value = next((k for k, name in sub.items() if name == word), None)
                 if value is None:
                     self.error(at, f"unknown value {self.token(peek)!r} of {self.token(k)!r}; "
                                    f"use {', '.join(sub.values())} or a number")
