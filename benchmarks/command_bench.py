@@ -80,6 +80,48 @@ def star_data(work: str, statements: int) -> str:
     return jl
 
 
+def in_formats(work: str, statements: int) -> dict[str, str]:
+    """The generated sensor data (``statements``) as Jelly and as the text formats the
+    ``jelly-text`` and ``text-in`` groups read, each written once by this checkout."""
+    _, jl = prepare(work, statements)
+    files = {".jelly": jl}
+    for suffix in (".jelly.txt", ".ttl", ".trig", ".jsonld", ".rdf"):
+        files[suffix] = jl[:-6] + suffix
+        if not os.path.exists(files[suffix]):
+            subprocess.run([sys.executable, "-m", "jelly", "convert", jl, files[suffix], "-q"],
+                           check=True, env=dict(os.environ, PYTHONPATH=ROOT))
+    return files
+
+
+def cases_of(group: str, args: argparse.Namespace) -> dict[str, list[str]]:
+    """The commands of one group (its data made first, and only its)."""
+    work = os.path.abspath(args.work)
+    out = os.path.join(work, "out")
+    if group in ("validate", "documents"):
+        nt, jl = prepare(work, args.statements)
+        if group == "validate":
+            return {"validate --compare-to (as datasets)": ["validate", jl, "--compare-to", nt],
+                    "validate --compare-to --ordered": ["validate", jl, "--compare-to", nt,
+                                                        "--ordered"],
+                    "validate (no reference)": ["validate", jl]}
+        return {"convert to RDF/XML": ["convert", jl, out + ".rdf", "-q"],
+                "convert to JSON-LD": ["convert", jl, out + ".jsonld", "-q"]}
+    if group == "star-out":
+        return {"convert RDF-star Jelly to Turtle": [
+            "convert", star_data(work, args.text_statements), out + ".ttl", "-q"]}
+    files = in_formats(work, args.text_statements)
+    if group == "jelly-text":
+        return {"convert Jelly-Text to N-Triples": ["convert", files[".jelly.txt"],
+                                                    out + ".nt", "-q"],
+                "convert Jelly to Jelly-Text": ["convert", files[".jelly"], out + ".jelly.txt",
+                                                "-q"]}
+    if group == "text-in":
+        return {f"convert {label} to Jelly": ["convert", files[suffix], out + ".jelly", "-q"]
+                for label, suffix in (("Turtle", ".ttl"), ("TriG", ".trig"),
+                                      ("JSON-LD", ".jsonld"), ("RDF/XML", ".rdf"))}
+    raise SystemExit(f"unknown group {group!r}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--statements", type=int, default=2_000_000)
@@ -92,39 +134,9 @@ def main() -> None:
     ap.add_argument("--work", default=os.path.join(HERE, ".work", "validate"))
     ap.add_argument("--out", help="write the results as JSON here")
     args = ap.parse_args()
-    nt, jl = (os.path.abspath(f) for f in prepare(args.work, args.statements))
     sides = {"now": ROOT} | ({"baseline": args.baseline} if args.baseline else {})
-    out = os.path.join(os.path.abspath(args.work), "out")
-    text = jelly_text = ""
-    small_in: dict[str, str] = {}
-    if "jelly-text" in args.only or "text-in" in args.only:
-        _, small = (os.path.abspath(f) for f in prepare(args.work, args.text_statements))
-        for suffix in (".jelly.txt", ".ttl", ".trig", ".jsonld", ".rdf"):
-            small_in[suffix] = small[:-6] + suffix
-            if not os.path.exists(small_in[suffix]):
-                subprocess.run([sys.executable, "-m", "jelly", "convert", small,
-                                small_in[suffix], "-q"], check=True,
-                               env=dict(os.environ, PYTHONPATH=ROOT))
-        text, jelly_text = small_in[".jelly.txt"], small
-    groups = {
-        "validate": {"validate --compare-to (as datasets)": ["validate", jl, "--compare-to", nt],
-                     "validate --compare-to --ordered": ["validate", jl, "--compare-to", nt,
-                                                         "--ordered"],
-                     "validate (no reference)": ["validate", jl]},
-        "documents": {"convert to RDF/XML": ["convert", jl, out + ".rdf", "-q"],
-                      "convert to JSON-LD": ["convert", jl, out + ".jsonld", "-q"]},
-        "jelly-text": {"convert Jelly-Text to N-Triples": ["convert", text, out + ".nt", "-q"],
-                       "convert Jelly to Jelly-Text": ["convert", jelly_text,
-                                                       out + ".jelly.txt", "-q"]},
-        "star-out": {"convert RDF-star Jelly to Turtle": [
-            "convert", star_data(os.path.abspath(args.work), args.text_statements)
-            if "star-out" in args.only else "", out + ".ttl", "-q"]},
-        "text-in": {f"convert {label} to Jelly": ["convert", small_in.get(suffix, ""),
-                                                  out + ".jelly", "-q"]
-                    for label, suffix in (("Turtle", ".ttl"), ("TriG", ".trig"),
-                                          ("JSON-LD", ".jsonld"), ("RDF/XML", ".rdf"))},
-    }
-    cases = {case: argv for group in args.only.split(",") for case, argv in groups[group].items()}
+    groups = args.only.split(",")
+    cases = {case: argv for group in groups for case, argv in cases_of(group, args).items()}
     runs: dict[str, dict[str, list[tuple[float, float]]]] = {
         case: {side: [] for side in sides} for case in cases}
     for rnd in range(args.repeat):
@@ -132,14 +144,14 @@ def main() -> None:
             for side in (list(sides) if rnd % 2 == 0 else list(sides)[::-1]):
                 runs[case][side].append(run(sides[side], argv))
         print(f"round {rnd + 1} done", flush=True)
-    print(f"\n{args.statements:,} statements of generated sensor data "
-          f"({os.path.getsize(nt) / 2**20:.0f} MiB of N-Triples)"
-          + (f", {args.text_statements:,} for Jelly-Text and text input" if text else "")
-          + f"; medians of {args.repeat}\n")
+    big = {"validate", "documents"} & set(groups)
+    print(f"\ngenerated data: {args.statements:,} statements" if big else "\ngenerated data:",
+          f"{args.text_statements:,} statements" if set(groups) - big else "",
+          f"(groups {', '.join(groups)}); medians of {args.repeat}\n")
     print("| jelly | " + " | ".join(f"{s}: s, peak MiB" for s in sides) + " |")
     print("|---|" + "--:|" * len(sides))
-    results = {"statements": args.statements, "repeat": args.repeat, "cases": {},
-               **({"text_statements": args.text_statements} if text else {})}
+    results = {"statements": args.statements, "text_statements": args.text_statements,
+               "groups": groups, "repeat": args.repeat, "cases": {}}
     for case in cases:
         row = {}
         for side in sides:
