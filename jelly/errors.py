@@ -35,6 +35,12 @@ class JellyError(ValueError):
             where.append(f"row {self.row}")
         return f"{self.message} (at {', '.join(where)})" if where else self.message
 
+    def name_source(self, source: str) -> None:
+        """Put ``source`` (which of several inputs this error is about) before the message,
+        keeping the class and the location (for a re-raise)."""
+        self.message = f"{source}: {self.message}"
+        self.args = (self._describe(),)
+
     def __reduce__(self) -> tuple[Callable[..., JellyError], tuple[Any, ...]]:
         # keep the location when pickled (Spark, multiprocessing)
         return (_rebuild, (type(self), self.message, self.offset, self.frame, self.row, self.line))

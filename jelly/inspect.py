@@ -389,6 +389,5 @@ def _statements_of(source: Input, format: str | None) -> Iterator[Any]:
             finally:
                 src.close()
     except JellyError as exc:
-        exc.message = f"in the reference {_name(source)}: {exc.message}"
-        exc.args = (exc._describe(),)
+        exc.name_source(f"in the reference {_name(source)}")
         raise

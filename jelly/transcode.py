@@ -104,8 +104,7 @@ def transcode(inputs: Input | Sequence[Input], output: Output,
                         out.write(transcoder.transcode_frame(frame, offset, True))
             except JellyError as exc:
                 if len(inputs) > 1 and isinstance(source, (str, os.PathLike)):
-                    exc.message = f"{os.fspath(source)}: {exc.message}"
-                    exc.args = (exc._describe(),)
+                    exc.name_source(os.fspath(source))
                 raise
     # Empty input is an empty stream (docs/user-guide.md): the output is empty too.
     return Result(transcoder.statements, transcoder.frames)
