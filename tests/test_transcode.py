@@ -519,3 +519,18 @@ def test_frames_are_one_to_one():
         assert t.statements == 40
         assert sum(1 for _ in itertools.chain.from_iterable(
             jelly.parse_frames(b"".join(map(delimit, out))))) == 40
+
+
+def test_an_error_in_one_of_several_inputs_names_it(tmp_path):
+    """Merging files, the error of a broken one starts with its path and keeps its class and
+    byte offset; with one input, the message is the reader's own."""
+    good = tmp_path / "good.jelly"
+    jelly.serialize([(jelly.IRI("http://s"), jelly.IRI("http://p"), jelly.Literal("o"))], good)
+    bad = tmp_path / "bad.jelly"
+    bad.write_bytes(good.read_bytes()[:-3])
+    with pytest.raises(jelly.JellyTruncatedError) as caught:
+        transcode([good, bad], tmp_path / "out.jelly")
+    assert str(caught.value).startswith(f"{bad}: ") and caught.value.offset is not None
+    with pytest.raises(jelly.JellyTruncatedError) as alone:
+        transcode(bad, tmp_path / "out.jelly")
+    assert str(caught.value) == f"{bad}: {alone.value}"
