@@ -6,7 +6,7 @@ exact, field by field and in wire order, unknown fields by number.
 """
 
 import re
-from typing import Final, Iterable, Iterator
+from typing import Callable, Final, Iterator
 
 from typing_extensions import Buffer
 
@@ -23,9 +23,10 @@ def frame_to_text(data: Buffer, index: int = 0, offset: int = 0) -> str:
     prefix), opened by its ``# Frame index`` line.  ``offset`` (the frame's position in the
     stream) locates errors: a frame that is not well-formed protobuf raises
     :class:`JellyDecodeError`."""
-def text_to_frame(text: str, first_line: int = 1, delimited: bool = False) -> bytes:
-    """The bytes of the ``RdfStreamFrame`` that ``text`` (one frame of Jelly-Text) spells,
-    after its length as a varint when ``delimited``.  Raises :class:`RdfSyntaxError` with the
-    line (counted from ``first_line``) and column."""
-def split_frames(lines: Iterable[str]) -> Iterator[tuple[int, str]]:
-    """Group the lines of a Jelly-Text document into frames: ``(first line number, text)``."""
+def text_to_frame(text: str | Buffer, first_line: int = 1, delimited: bool = False) -> bytes:
+    """The bytes of the ``RdfStreamFrame`` that ``text`` (one frame of Jelly-Text: a ``str``,
+    or its UTF-8 bytes) spells, after its length as a varint when ``delimited``.  Raises
+    :class:`RdfSyntaxError` with the line (counted from ``first_line``) and column."""
+def split_frames(read: Callable[[int], bytes], block: int = ...) -> Iterator[tuple[int, bytes]]:
+    """The frames of a Jelly-Text document that ``read(n)`` gives as UTF-8 bytes:
+    ``(first line number, bytes)``, a new frame at each line that starts with ``# Frame``."""

@@ -268,7 +268,6 @@ cdef class _TextParser:
     cdef bytes data
     cdef const unsigned char* p
     cdef Py_ssize_t n
-    cdef str text
     cdef Py_ssize_t first_line
     # the tokens: kind, start and end (byte offsets)
     cdef int* kinds
@@ -290,10 +289,9 @@ cdef class _TextParser:
         free(self.starts)
         free(self.ends)
 
-    def __init__(self, str text, Py_ssize_t first_line):
-        self.text = text
+    def __init__(self, bytes data, Py_ssize_t first_line):
         self.first_line = first_line
-        self.data = text.encode("utf-8", "surrogatepass")
+        self.data = data
         self.p = <const unsigned char*>PyBytes_AS_STRING(self.data)
         self.n = PyBytes_GET_SIZE(self.data)
         self.count = 0
@@ -618,35 +616,90 @@ cdef void* _grown(void* block, size_t size) except NULL:
     return grown
 
 
-def text_to_frame(str text, Py_ssize_t first_line=1, bint delimited=False):
-    """The bytes of the ``RdfStreamFrame`` that ``text`` (one frame of Jelly-Text) spells,
-    after its length as a varint when ``delimited``.  Raises :class:`RdfSyntaxError` with the
-    line (counted from ``first_line``) and column."""
-    return _TextParser(text, first_line).frame(delimited)
+def text_to_frame(text, Py_ssize_t first_line=1, bint delimited=False):
+    """The bytes of the ``RdfStreamFrame`` that ``text`` (one frame of Jelly-Text: a ``str``,
+    or its UTF-8 bytes) spells, after its length as a varint when ``delimited``.  Raises
+    :class:`RdfSyntaxError` with the line (counted from ``first_line``) and column."""
+    cdef bytes data
+    if isinstance(text, str):
+        data = (<str>text).encode("utf-8", "surrogatepass")
+    else:
+        data = bytes(text)
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise RdfSyntaxError(f"Jelly-Text must be UTF-8: {exc.reason}",
+                                 line=first_line + data.count(b"\n", 0, exc.start)) from None
+    return _TextParser(data, first_line).frame(delimited)
 
 
-def split_frames(lines):
-    """Group the lines of a Jelly-Text document into frames: yields ``(first line number,
-    text)``, a new frame at each line that starts with ``# Frame``; text before the first such
-    line is a frame of its own unless it holds only blank lines and comments."""
-    chunk = []
-    start = 1
-    number = 0
-    marked = False
-    for line in lines:
-        number += 1
-        if line[:1] == "#" and FRAME_MARK.match(line):     # most lines are not comments
-            if marked or any(_has_content(c) for c in chunk):
-                yield start, "".join(chunk)
-            chunk = []
-            start = number + 1
-            marked = True
+def split_frames(read, Py_ssize_t block=1 << 20):
+    """The frames of a Jelly-Text document that ``read(n)`` gives as UTF-8 bytes: yields
+    ``(first line number, bytes)``, a new frame at each line that starts with ``# Frame``;
+    text before the first such line is a frame of its own unless it holds only blank lines
+    and comments.  Lines end at ``\\n``, as for the parser.  Only the frame being read is
+    held, and the line of a mark is the only text looked at by more than ``bytes.find``."""
+    cdef bytes buf = b""            # complete lines not yet given out, then a partial one
+    cdef list pending = []          # blocks of a line longer than a block (joined once)
+    cdef list parts = []            # the current frame's text so far
+    cdef Py_ssize_t line = 1        # the number of buf's first line
+    cdef Py_ssize_t start = 1       # the number of the current frame's first line
+    cdef Py_ssize_t end, at, taken, line_end
+    cdef bint marked = False
+    cdef bytes data
+    while True:
+        data = read(block)
+        if data and data.rfind(b"\n") < 0:
+            pending.append(data)
             continue
-        chunk.append(line)
-    if marked or any(_has_content(c) for c in chunk):
-        yield start, "".join(chunk)
+        if pending:
+            buf += b"".join(pending)
+            pending = []
+        buf += data
+        end = buf.rfind(b"\n") + 1 if data else len(buf)
+        taken = 0
+        at = 0 if buf[:1] == b"#" else _after(buf.find(b"\n#", 0, end))
+        while 0 <= at < end:
+            line_end = buf.find(b"\n", at, end) + 1
+            if line_end == 0:
+                line_end = end
+            if _is_mark(buf[at:line_end]):
+                parts.append(buf[taken:at])
+                if marked or _has_content(parts):
+                    yield start, b"".join(parts)
+                line += buf.count(b"\n", taken, at)
+                start = line + 1            # the frame's text starts on the mark's next line
+                line += buf.count(b"\n", at, line_end)
+                parts = []
+                taken = line_end
+                marked = True
+            at = _after(buf.find(b"\n#", line_end - 1, end))
+        line += buf.count(b"\n", taken, end)
+        parts.append(buf[taken:end])
+        buf = buf[end:]
+        if not data:
+            break
+    if marked or _has_content(parts):
+        yield start, b"".join(parts)
 
 
-cdef bint _has_content(str line):
-    s = line.strip()
-    return bool(s) and not s.startswith("#")
+cdef inline Py_ssize_t _after(Py_ssize_t found) noexcept:
+    return -1 if found < 0 else found + 1
+
+
+cdef bint _is_mark(bytes line):
+    try:
+        return FRAME_MARK.match(line.decode("utf-8")) is not None
+    except UnicodeDecodeError:
+        return False
+
+
+cdef bint _has_content(list parts):
+    """Whether text holds anything but blank lines and comments (looked at only before the
+    first mark, and only up to the first such line)."""
+    for part in parts:
+        for line in (<bytes>part).decode("utf-8", "replace").split("\n"):
+            s = line.strip()
+            if s and not s.startswith("#"):
+                return True
+    return False

@@ -14,9 +14,8 @@ compiled :mod:`jelly._jellytext`; the format is described there).
 
 from __future__ import annotations
 
-import contextlib
 import io
-from typing import TYPE_CHECKING, Any, Iterator, cast
+from typing import TYPE_CHECKING, Any, Iterator
 
 from ._framing import FrameSplitter
 from ._jellytext import frame_to_text, split_frames, text_to_frame
@@ -43,22 +42,9 @@ class RawFrame:
         self.metadata: dict[str, bytes] = {}
 
 
-def _lines(stream: BinaryReader) -> Iterator[str]:
-    buffered = stream if isinstance(stream, io.BufferedIOBase) else \
-        io.BufferedReader(cast(Any, stream))
-    text = io.TextIOWrapper(cast(Any, buffered), encoding="utf-8", newline="")
-    try:
-        yield from text
-    except UnicodeDecodeError as exc:
-        raise RdfSyntaxError(f"Jelly-Text must be UTF-8: {exc.reason}") from None
-    finally:
-        with contextlib.suppress(ValueError):     # leave the stream open (if it still is)
-            text.detach()
-
-
 def text_frames(stream: BinaryReader, delimited: bool = False) -> Iterator[bytes]:
     """The frames that the Jelly-Text on ``stream`` spells, one at a time."""
-    for first_line, text in split_frames(_lines(stream)):
+    for first_line, text in split_frames(stream.read):
         yield text_to_frame(text, first_line, delimited)
 
 
@@ -67,7 +53,7 @@ class _FramesAsStream(io.RawIOBase):
 
     def __init__(self, stream: BinaryReader) -> None:
         self._frames = text_frames(stream, delimited=True)
-        self._buf = b""
+        self._buf = memoryview(b"")
 
     def readable(self) -> bool:
         return True
@@ -77,10 +63,10 @@ class _FramesAsStream(io.RawIOBase):
             nxt = next(self._frames, None)
             if nxt is None:
                 return 0
-            self._buf = nxt
+            self._buf = memoryview(nxt)
         n = min(len(b), len(self._buf))
         b[:n] = self._buf[:n]
-        self._buf = self._buf[n:]
+        self._buf = self._buf[n:]         # a view: a frame larger than b is not copied again
         return n
 
 
@@ -184,8 +170,10 @@ def dumps(source: Input) -> str:
 
 def loads(text: str, *, delimited: bool = True) -> bytes:
     """The Jelly stream that the Jelly-Text ``text`` spells (delimited, or one frame)."""
-    frames = [text_to_frame(chunk, first, delimited)
-              for first, chunk in split_frames(text.splitlines(keepends=True))]
+    # the str may hold lone surrogates: they are written as they are (surrogatepass)
+    data = io.BytesIO(text.encode("utf-8", "surrogatepass"))
+    frames = [text_to_frame(chunk.decode("utf-8", "surrogatepass"), first, delimited)
+              for first, chunk in split_frames(data.read)]
     if not delimited and len(frames) != 1:
         raise RdfSyntaxError(f"a single frame was asked for, but the text holds {len(frames)}")
     return b"".join(frames)

@@ -286,6 +286,50 @@ def test_jelly_text_parses_what_protobuf_prints(sc, pointy, utf8, one_line, valu
         assert text_to_frame(text) == msg.SerializeToString(), text
 
 
+def _frames_by_lines(text: bytes) -> list[tuple[int, bytes]]:
+    """The frames of a Jelly-Text document as the docs define them, line by line: a frame
+    starts after each line that matches ``#\\s*Frame\\b``; what comes before the first such
+    line is a frame only if it holds more than blank lines and comments."""
+    import re
+    frames, chunk, start, marked = [], [], 1, False
+    for number, line in enumerate(text.splitlines(keepends=True), 1):
+        if line.endswith(b"\r") and not line.endswith(b"\r\n"):  # bytes.splitlines ends a
+            raise AssertionError("the model is for \\n and \\r\\n line ends")   # line at \r
+        decoded = line.decode("utf-8", "replace")
+        if re.match(r"#\s*Frame\b", decoded):
+            if marked or any(c.decode("utf-8", "replace").strip()[:1] not in ("", "#")
+                             for c in chunk):
+                frames.append((start, b"".join(chunk)))
+            chunk, start, marked = [], number + 1, True
+        else:
+            chunk.append(line)
+    if marked or any(c.decode("utf-8", "replace").strip()[:1] not in ("", "#") for c in chunk):
+        frames.append((start, b"".join(chunk)))
+    return frames
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.sampled_from([
+    "# Frame 1\n", "#Frame\n", "# Framed\n", "  # Frame\n", "#\tFrame x\n", "# Frame\u00e9\n",
+    "#\u2003Frame 3\r\n", "rows {\n", "}\n", "\n", "# comment\n", "   \n", "# Frame", "#",
+    "x", "\u00e9", "\u2028", "\x0c\n", "\r\n", "rows { options { version: 1 } }\n"]),
+    max_size=14), st.sampled_from([1, 2, 3, 7, 64, 1 << 20]))
+def test_jelly_text_frames_are_found_across_reads_of_any_size(pieces, block):
+    """The splitter reads blocks and looks for marks with ``bytes.find``; a mark, a line or a
+    character cut between two reads must make no difference."""
+    import io
+    from jelly._jellytext import split_frames
+    text = "".join(pieces).encode()
+    assert list(split_frames(io.BytesIO(text).read, block)) == _frames_by_lines(text)
+
+
+def test_jelly_text_not_utf8_names_the_line(tmp_path):
+    (tmp_path / "x.jelly.txt").write_bytes(
+        b'# Frame 0\nrows {\n  name {\n    value: "caf\xe9"\n  }\n}\n')
+    fails("convert", tmp_path / "x.jelly.txt", tmp_path / "x.nt", match="must be UTF-8: invalid continuation byte (at line 4)")
+    assert not (tmp_path / "x.nt").exists()
+
+
 def test_jelly_text_single_frame_refuses_many(log, tmp_path):
     ok("convert", log, tmp_path / "m.jelly.txt")
     fails("convert", tmp_path / "m.jelly.txt", tmp_path / "one.jelly", "--single-frame",
