@@ -16,7 +16,8 @@ garbage collector, which made reading RDF-star data up to 1.7 times slower.)
 """
 
 cimport cython
-from cpython.object cimport PyObject, PyTypeObject
+from cpython.object cimport (PyObject, PyObject_RichCompare, PyTypeObject, Py_GE, Py_GT, Py_LE,
+                             Py_LT)
 
 XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
 RDF_LANGSTRING = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString"
@@ -56,7 +57,16 @@ cdef class IRI:
         return not self.__eq__(other)
 
     def __lt__(self, other):
-        return _sort_key(self) < _sort_key(other)
+        return _order(self, other, Py_LT)
+
+    def __le__(self, other):
+        return _order(self, other, Py_LE)
+
+    def __gt__(self, other):
+        return _order(self, other, Py_GT)
+
+    def __ge__(self, other):
+        return _order(self, other, Py_GE)
 
     def __repr__(self):
         return f"IRI({self.value!r})"
@@ -93,7 +103,16 @@ cdef class BlankNode:
         return not self.__eq__(other)
 
     def __lt__(self, other):
-        return _sort_key(self) < _sort_key(other)
+        return _order(self, other, Py_LT)
+
+    def __le__(self, other):
+        return _order(self, other, Py_LE)
+
+    def __gt__(self, other):
+        return _order(self, other, Py_GT)
+
+    def __ge__(self, other):
+        return _order(self, other, Py_GE)
 
     def __repr__(self):
         return f"BlankNode({self.value!r})"
@@ -153,7 +172,16 @@ cdef class Literal:
         return not self.__eq__(other)
 
     def __lt__(self, other):
-        return _sort_key(self) < _sort_key(other)
+        return _order(self, other, Py_LT)
+
+    def __le__(self, other):
+        return _order(self, other, Py_LE)
+
+    def __gt__(self, other):
+        return _order(self, other, Py_GT)
+
+    def __ge__(self, other):
+        return _order(self, other, Py_GE)
 
     def __repr__(self):
         if self.language is not None:
@@ -210,7 +238,16 @@ cdef class Triple:
         return not self.__eq__(other)
 
     def __lt__(self, other):
-        return _sort_key(self) < _sort_key(other)
+        return _order(self, other, Py_LT)
+
+    def __le__(self, other):
+        return _order(self, other, Py_LE)
+
+    def __gt__(self, other):
+        return _order(self, other, Py_GT)
+
+    def __ge__(self, other):
+        return _order(self, other, Py_GE)
 
     def __iter__(self):
         return iter((self.s, self.p, self.o))
@@ -312,6 +349,18 @@ cdef class DefaultGraph:
     def __ne__(self, other):
         return type(other) is not DefaultGraph
 
+    def __lt__(self, other):
+        return _order(self, other, Py_LT)
+
+    def __le__(self, other):
+        return _order(self, other, Py_LE)
+
+    def __gt__(self, other):
+        return _order(self, other, Py_GT)
+
+    def __ge__(self, other):
+        return _order(self, other, Py_GE)
+
     def __repr__(self):
         return "DEFAULT_GRAPH"
 
@@ -324,9 +373,19 @@ cdef class DefaultGraph:
 
 DEFAULT_GRAPH = DefaultGraph()
 
+cdef frozenset _SORTABLE = frozenset((IRI, BlankNode, Literal, Triple, DefaultGraph))
+
 
 cdef object _dt_value(object dt):
     return (<IRI>dt).value if type(dt) is IRI else dt
+
+
+cdef object _order(a, b, int op):
+    """``a op b`` in the order of :func:`_sort_key`; ``NotImplemented`` for what is not a
+    term, so that Python raises its usual ``TypeError``."""
+    if type(b) not in _SORTABLE:
+        return NotImplemented
+    return PyObject_RichCompare(_sort_key(a), _sort_key(b), op)
 
 
 def _sort_key(term):

@@ -286,6 +286,28 @@ def test_pickle_and_sort():
     assert sorted(terms[:5]) == sorted(reversed(terms[:5]))     # a total order across kinds
 
 
+def test_terms_and_the_default_graph_are_totally_ordered():
+    """Quads whose graph names mix the default graph with other terms sort in any input
+    order, and ``<=`` / ``>`` / ``>=`` agree with ``<`` and ``==``."""
+    import itertools
+    terms = [DEFAULT_GRAPH, BlankNode("b"), BlankNode("a"), IRI("b"), IRI("a"),
+             Literal("x"), Literal("x", language="en"), Literal("1", datatype="urn:d"),
+             Triple(IRI("s"), IRI("p"), IRI("o")), Triple(IRI("s"), IRI("p"), Literal("o"))]
+    for a, b in itertools.product(terms, repeat=2):
+        lt, eq = a < b, a == b
+        assert [lt, eq, b < a].count(True) == 1, (a, b)            # exactly one holds
+        assert (a <= b) == (lt or eq) and (a > b) == (b < a) and (a >= b) == (not lt), (a, b)
+    s, p, o = IRI("http://s"), IRI("http://p"), Literal("o")
+    quads = [(s, p, o, g) for g in terms]
+    for order in itertools.islice(itertools.permutations(quads), 0, 2000, 97):
+        assert sorted(order) == sorted(quads)
+    assert sorted(quads)[0][3] is DEFAULT_GRAPH                    # the default graph first
+    with pytest.raises(TypeError):
+        IRI("a") < 1
+    with pytest.raises(TypeError):
+        DEFAULT_GRAPH >= "x"
+
+
 # --------------------------------------------------------------------------------------
 # errors of the reader, on hand-made bytes
 # --------------------------------------------------------------------------------------
