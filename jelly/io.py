@@ -470,6 +470,11 @@ def open_output(target: Output, *, compress: str | None = None) -> Iterator[Bina
                 raise JellyError("this output is binary: pass a binary stream (opened with "
                                  "'wb'), not a text stream")
             stream = cast("IO[bytes]", target)
+            if isinstance(target, io.RawIOBase):
+                # A raw stream may take fewer bytes than it is given; a buffer over it writes
+                # the rest.  It is taken off again at the end, leaving the stream open.
+                stream = io.BufferedWriter(target)
+                stack.callback(_detach, stream)
         else:
             raise TypeError(f"cannot write to {type(target).__name__}: pass a path, '-' or a "
                             f"binary file object")
@@ -487,6 +492,11 @@ def open_output(target: Output, *, compress: str | None = None) -> Iterator[Bina
         stream.flush()
         if atomic is not None:
             atomic.commit()
+
+
+def _detach(buffered: io.BufferedWriter) -> None:
+    with contextlib.suppress(Exception):      # after an error: that error is the one to see
+        buffered.detach()
 
 
 class Destination:

@@ -770,6 +770,36 @@ def test_writer_to_binary_stream_leaves_it_open():
     assert not buf2.closed and buf2.getvalue() == buf.getvalue()
 
 
+class _Trickle(io.RawIOBase):
+    """A raw stream that takes at most 7 bytes a write, as a raw stream may."""
+
+    def __init__(self):
+        self.data = bytearray()
+
+    def writable(self):
+        return True
+
+    def write(self, b):
+        b = bytes(b)[:7]
+        self.data += b
+        return len(b)
+
+
+def test_writers_finish_short_writes_of_a_raw_stream():
+    import jelly.jena
+    many = [(IRI(f"http://e/s{i}"), IRI("http://e/p"), Literal(str(i))) for i in range(300)]
+    raw = _Trickle()
+    jelly.serialize(many, raw)
+    assert bytes(raw.data) == jelly.serialize(many) and not raw.closed
+    raw = _Trickle()
+    with jelly.Writer(raw) as w:
+        w.write_all(many)
+    assert list(jelly.parse(bytes(raw.data))) == many and not raw.closed
+    raw = _Trickle()
+    jelly.jena.serialize(many, raw, format="thrift")
+    assert list(jelly.jena.parse(bytes(raw.data), format="thrift")) == many
+
+
 def test_writer_to_none_gives_bytes():
     data = jelly.serialize(STATEMENTS)
     assert isinstance(data, bytes) and list(jelly.parse(data)) == STATEMENTS
