@@ -19,6 +19,7 @@ yet" (``read()`` returning ``None``) for the end of the input: it waits for data
 from __future__ import annotations
 
 import contextlib
+import errno
 import gzip
 import io
 import os
@@ -470,11 +471,10 @@ def open_output(target: Output, *, compress: str | None = None) -> Iterator[Bina
                 raise JellyError("this output is binary: pass a binary stream (opened with "
                                  "'wb'), not a text stream")
             stream = cast("IO[bytes]", target)
-            if isinstance(target, io.RawIOBase):
-                # A raw stream may take fewer bytes than it is given; a buffer over it writes
-                # the rest.  It is taken off again at the end, leaving the stream open.
-                stream = io.BufferedWriter(target)
-                stack.callback(_detach, stream)
+            if isinstance(target, io.RawIOBase) and not isinstance(target, io.FileIO):
+                # A raw stream may take fewer bytes than it is given (a file's descriptor
+                # takes all but on a full disk, which the next write reports).
+                stream = cast("IO[bytes]", _WriteAll(target))
         else:
             raise TypeError(f"cannot write to {type(target).__name__}: pass a path, '-' or a "
                             f"binary file object")
@@ -494,9 +494,25 @@ def open_output(target: Output, *, compress: str | None = None) -> Iterator[Bina
             atomic.commit()
 
 
-def _detach(buffered: io.BufferedWriter) -> None:
-    with contextlib.suppress(Exception):      # after an error: that error is the one to see
-        buffered.detach()
+class _WriteAll:
+    """A raw stream whose writes write every byte: what is not taken is written again.
+    Nothing is buffered, so a flush is the raw stream's."""
+
+    def __init__(self, raw: io.RawIOBase) -> None:
+        self._raw = raw
+
+    def write(self, data: Any) -> int:
+        view = memoryview(data).cast("B")
+        total = len(view)
+        while view:
+            n = self._raw.write(view)
+            if n is None:
+                raise BlockingIOError(errno.EAGAIN, "the output cannot take more bytes now")
+            view = view[n:]
+        return total
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._raw, name)
 
 
 class Destination:
@@ -610,12 +626,25 @@ class FrameReader:
         started = False
         try:
             for item in self._frames():
-                started = True
+                if not started:
+                    started = True
+                    self._check_first(item[1])
                 yield item
         except JellyError as exc:
             if started:
                 raise
             raise not_jelly(self.head, exc) from None
+
+    def _check_first(self, frame: bytes | memoryview) -> None:
+        """A frame starts with its rows (field 1) or metadata (15).  One that starts with
+        another field is read as a frame without rows (protobuf skips unknown fields), so an
+        input that looks like another format (Jena's RDF Protobuf: its rows are fields 2 and 3)
+        would pass as an empty stream: it is refused as not Jelly."""
+        if len(frame) and frame[0] not in (0x0A, 0x7A):
+            from .formats import looks_like
+            what = looks_like(self.head)
+            if what is not None:
+                raise JellyDecodeError(f"not a Jelly file (it looks like {what})")
 
     def _frames(self) -> Iterator[tuple[int, bytes | memoryview]]:
         source = self._source
