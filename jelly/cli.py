@@ -205,7 +205,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     conv.set_defaults(optional_positionals=("input", "output"))
     conv.add_argument("--from", dest="from_format", metavar="FORMAT",
                       help=f"input format ({names}); default: by the file name, else by the "
-                           f"first bytes (Jelly, Jelly-Text, N-Triples, N-Quads, RDF Thrift)")
+                           f"first bytes (Jelly, Jelly-Text, N-Triples, N-Quads, RDF Thrift, "
+                           f"RDF Protobuf)")
     conv.add_argument("--to", dest="to_format", metavar="FORMAT",
                       help=f"output format ({names}); default: by the file name; on stdout "
                            f"N-Quads for Jelly input, else Jelly")

@@ -82,42 +82,96 @@ def _skip_varint(head: bytes, i: int) -> int:
     return i + 1
 
 
-def _tags(head: bytes) -> tuple[int, int]:
+def _tags(head: bytes) -> list[tuple[int, int]]:
     """Where a Jelly or Jelly-Patch stream starting with ``head`` has the tag 0A of the rows
-    field, then of the options row: a delimited stream starts with a frame length then 0A, the
-    row's length then 0A; a single frame starts 0A <row length> 0A."""
-    if head[:1] == b"\x0a":
-        return 0, 2
+    field, then of the options row: a single frame starts 0A <row length> 0A, a delimited
+    stream with a frame length, then 0A <row length> 0A.  Bytes starting 0A can be either (a
+    first frame of 10 bytes), so both places are given for them."""
     first = _skip_varint(head, 0)
-    return first, _skip_varint(head, first + 1)
+    places = [(first, _skip_varint(head, first + 1))]
+    if head[:1] == b"\x0a":
+        places.insert(0, (0, _skip_varint(head, 1)))
+    return places
 
 
 def _options_head(head: bytes) -> int | None:
     """The first byte of the options message of a Jelly or Jelly-Patch stream (both start with
     an options row), or None if ``head`` does not look like one (see :func:`_tags`)."""
+    head = head.lstrip(b"\x00")    # empty frames of a delimited stream (a length 0 each)
     if not head:
         return None
-    tags = _tags(head)
-    if any(i >= len(head) or head[i] != 0x0A for i in tags):
-        return None
-    i = _skip_varint(head, tags[1] + 1)     # the options message's length
-    return head[i] if i < len(head) else 0
+    for tags in _tags(head):
+        if all(i < len(head) and head[i] == 0x0A for i in tags):
+            i = _skip_varint(head, tags[1] + 1)     # the options message's length
+            return head[i] if i < len(head) else 0
+    return None
 
 
 def _jelly_prefix(head: bytes) -> bool:
     """Whether ``head`` can be the first bytes of a Jelly or Jelly-Patch stream: the tags of
     :func:`_tags` that it holds are 0A."""
-    return all(i >= len(head) or head[i] == 0x0A for i in _tags(head))
+    return any(all(i >= len(head) or head[i] == 0x0A for i in tags) for tags in _tags(head))
 
 
 def _jelly_head(head: bytes) -> bool:
     # RdfStreamOptions starts with stream_name (0A) or physical_type (10); RdfPatchOptions
     # with its statement_type (08).
-    return _options_head(head) not in (None, 0x08)
+    return _options_head(head) not in (None, 0x08) and not _protobuf_head(head)
 
 
 def _jelly_patch_head(head: bytes) -> bool:
     return _options_head(head) == 0x08
+
+
+def _varint(head: bytes, i: int) -> tuple[int, int]:
+    """The varint at ``i`` and the position after it (-1 for the value if it runs past the
+    end)."""
+    value = shift = 0
+    while i < len(head) and shift < 64:
+        value |= (head[i] & 0x7F) << shift
+        i += 1
+        if not head[i - 1] & 0x80:
+            return value, i
+        shift += 7
+    return -1, i
+
+
+#: The tags that start an RDF_Term of Jena's RDF Protobuf: iri .. valDecimal (fields 1-10).
+_RPB_TERMS = frozenset((0x0A, 0x12, 0x1A, 0x22, 0x2A, 0x32, 0x3A, 0x40, 0x49, 0x52))
+
+
+def _protobuf_head(head: bytes) -> bool:
+    # A delimited RDF_StreamRow of Jena's RDF Protobuf: a triple or quad (fields 2, 3; a Jelly
+    # frame starts with its rows, field 1) whose subject (field 1) is an RDF_Term; a base (4);
+    # or a prefix declaration (1, like a frame's rows) holding a prefix and then a uri (2): so
+    # longer than its first field, where the options row that starts a Jelly stream holds
+    # nothing after its options.  With the empty prefix (left out) it holds only the uri.
+    _, i = _varint(head, 0)
+    if i + 1 >= len(head):
+        return False
+    if head[i] in (0x12, 0x1A):
+        _, j = _varint(head, i + 1)
+        if j + 1 >= len(head) or head[j] != 0x0A:
+            return False
+        _, k = _varint(head, j + 1)
+        return k < len(head) and head[k] in _RPB_TERMS
+    if head[i] == 0x22:                     # a base row (4): RDF_IRI, its iri (1)
+        _, j = _varint(head, i + 1)
+        return j < len(head) and head[j] == 0x0A
+    if head[i] != 0x0A:
+        return False
+    outer, j = _varint(head, i + 1)
+    if j >= len(head) or head[j] not in (0x0A, 0x12):
+        return False
+    inner, k = _varint(head, j + 1)
+    if inner < 0:
+        return False
+    if head[j] == 0x12:                     # the uri alone: all of it, and text
+        uri = head[k:k + inner]
+        return outer == k + inner - j and bool(uri) and all(0x20 < c < 0x7F or c >= 0x80
+                                                             for c in uri)
+    after = k + inner
+    return outer > after - j and after < len(head) and head[after] == 0x12
 
 
 def _thrift_head(head: bytes) -> bool:
@@ -167,8 +221,7 @@ RDF_PATCH = register(RdfFormat(
     "rdfp", "RDF Patch", (".rdfp",), "application/rdf-patch",
     aliases=("rdf-patch", "rdfpatch"), quads=True, kind=PATCH,
     reader="jelly.rdfpatch:parse", writer="jelly.rdfpatch:TextWriter"))
-# Jena's RDF Binary (jelly.jena), with Jena's names, extensions and media types.  RDF Protobuf
-# starts like a delimited Jelly stream (a length, then 0A), so it has no sniffer.
+# Jena's RDF Binary (jelly.jena), with Jena's names, extensions and media types.
 RDF_THRIFT = register(RdfFormat(
     "rdf-thrift", "RDF Thrift", (".rt", ".trdf"), "application/rdf+thrift",
     aliases=("thrift", "rt", "trdf", "rdfthrift", "rdf_thrift"), binary=True, quads=True,
@@ -178,7 +231,7 @@ RDF_PROTOBUF = register(RdfFormat(
     "rdf-protobuf", "RDF Protobuf", (".rpb", ".pbrdf"), "application/rdf+protobuf",
     aliases=("protobuf", "rpb", "pbrdf", "rdf-proto", "rdfpb", "rdf_pb"), binary=True,
     quads=True, reader="jelly.jena:ProtobufSource", writer="jelly.jena:ProtobufSink",
-    inspector="jelly.jena:inspect_protobuf"))
+    sniffer=_protobuf_head, inspector="jelly.jena:inspect_protobuf"))
 # Through pyoxigraph (jelly/oxigraph.py, the only module that imports it).
 _OX_READER, _OX_WRITER = "jelly.oxigraph:OxigraphSource", "jelly.oxigraph:OxigraphSink"
 TURTLE = register(RdfFormat(
@@ -310,14 +363,16 @@ def _nt_kind(head: bytes) -> str | None:
 
 def sniff_content(head: bytes) -> RdfFormat | None:
     """The format of an input from its first bytes (after decompression), for input whose name
-    does not tell: Jelly (delimited or one frame), RDF Thrift, Jelly-Text, N-Triples or
-    N-Quads; None if it is none of them (or empty)."""
+    does not tell: Jelly (delimited or one frame), RDF Thrift, RDF Protobuf, Jelly-Text,
+    N-Triples or N-Quads; None if it is none of them (or empty)."""
     if not head:
         return None
     if _jelly_head(head):
         return JELLY
     if _thrift_head(head):
         return RDF_THRIFT
+    if _protobuf_head(head):
+        return RDF_PROTOBUF
     if _jelly_text_head(head):
         return JELLY_TEXT
     kind = _nt_kind(head)
@@ -333,6 +388,8 @@ def looks_like(head: bytes) -> str | None:
         return f"{kind}-compressed data"
     if _thrift_head(head):
         return "RDF Thrift"
+    if _protobuf_head(head):
+        return "RDF Protobuf"
     if len(head) < 16 and _jelly_prefix(head):     # as likely a Jelly stream cut short
         return None
     if _jelly_text_head(head):

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from ._transcode import Transcoder
 from .errors import JellyError
-from .io import FrameReader, open_input, open_output
+from .io import FrameReader, not_jelly, open_input, open_output
 from .options import (PRESETS, LogicalStreamType, PhysicalStreamType, ReaderLimits,
                       StreamOptions, make_options)
 from .writer import DEFAULT_SEGMENT_SIZE
@@ -100,8 +100,16 @@ def transcode(inputs: Input | Sequence[Input], output: Output,
             transcoder.next_input()
             try:
                 with open_input(source) as stream:
-                    for offset, frame in FrameReader(stream, limits):
-                        out.write(transcoder.transcode_frame(frame, offset, True))
+                    reader = FrameReader(stream, limits)
+                    first = True
+                    for offset, frame in reader:
+                        try:
+                            out.write(transcoder.transcode_frame(frame, offset, True))
+                        except JellyError as exc:
+                            if first:       # an input that is not Jelly says what it is
+                                raise not_jelly(reader.head, exc) from None
+                            raise
+                        first = False
             except JellyError as exc:
                 if len(inputs) > 1 and isinstance(source, (str, os.PathLike)):
                     exc.name_source(os.fspath(source))

@@ -11,6 +11,7 @@ import gzip
 import io
 import math
 import random
+import re
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -533,6 +534,53 @@ def test_formats_from_names_and_paths(tmp_path):
     assert jelly.formats.sniff(J.serialize(statements, format="thrift")).name == "rdf-thrift"
     assert jelly.formats.sniff(J.serialize([], format="thrift",
                                            namespaces={"a": "b"})).name == "rdf-thrift"
+
+
+RPB_STARTS = {   # rows written by the protobuf oracle: each way an RDF Protobuf file starts
+    "triple": [("triple", ("I", "http://s"), ("I", "http://p"), ("L", "x", None, None))],
+    "quad": [("quad", ("B", "b0"), ("I", "http://p"), ("VI", 7), ("I", "http://g"))],
+    "value": [("triple", ("I", "http://s"), ("I", "http://p"), ("VF", 1.5))],
+    "prefix": [("prefix", "ex", "http://example.org/"),
+               ("triple", ("I", "http://s"), ("I", "http://p"), ("I", "http://o"))],
+    "empty prefix": [("prefix", "", "http://example.org/"),
+                     ("triple", ("I", "http://s"), ("I", "http://p"), ("I", "http://o"))],
+    "base": [("base", "http://example.org/"),
+             ("triple", ("I", "http://s"), ("I", "http://p"), ("I", "http://o"))],
+}
+
+
+@pytest.mark.parametrize("start", sorted(RPB_STARTS))
+def test_rdf_protobuf_is_recognised_and_never_read_as_jelly(tmp_path, start):
+    """RDF Protobuf is a length and a protobuf message, as Jelly is; a file that starts with a
+    triple row (field 2, unknown to a Jelly frame) was read as an empty Jelly stream."""
+    from test_cli import fails, ok
+    data = oj.pb_encode(RPB_STARTS[start])
+    assert jelly.formats.sniff_content(data) is jelly.formats.RDF_PROTOBUF
+    # converted without a name that tells (stdin)
+    assert ok("convert", "-", "-", "--to", "nq", stdin=data).count(b" .\n") == 1
+    message = "not a Jelly file (it looks like RDF Protobuf)"
+    with pytest.raises(jelly.JellyDecodeError, match=re.escape(message)):
+        list(jelly.parse(data))
+    path = tmp_path / "in.jelly"
+    path.write_bytes(data)
+    for command in (("validate", path), ("inspect", path), ("transcode", path, tmp_path / "o"),
+                    ("convert", path, tmp_path / "o.nt")):
+        assert fails(*command) == f"jelly: error: {message}"
+
+
+def test_jelly_is_never_taken_for_rdf_protobuf():
+    streams = [data for _, data in _valid_conformance_files()]
+    streams += [jelly.serialize([(jelly.IRI("http://s"), jelly.IRI("http://p"),
+                                  jelly.Literal("o"))], stream_name=name, delimited=delimited)
+                for name in ("", "x", "a" * 200) for delimited in (True, False)]
+    assert len(streams) > 150
+    for data in streams:
+        assert jelly.formats.sniff_content(data[:4096]) is jelly.formats.JELLY
+
+
+def _valid_conformance_files():
+    import helpers
+    return [(cid, path.read_bytes()) for cid, path in helpers.valid_jelly_files()]
 
 
 def test_writer_is_atomic_and_has_a_base_row(tmp_path):
