@@ -344,6 +344,9 @@ class OxigraphSource:
                 yield _jelly_statements(batch), self._new_prefixes()
         except SyntaxError as exc:
             raise _syntax_error(exc, self._fmt, line_offset) from None
+        except MemoryError as exc:              # pyoxigraph's limit, not the machine's
+            raise JellyError(f"cannot read {_label(self._fmt)}: a literal or IRI is longer "
+                             f"than pyoxigraph reads ({exc})") from None
         yield [], self._new_prefixes()          # those declared after the last statement
 
     def _new_prefixes(self) -> list[tuple[str, str]]:
@@ -496,7 +499,7 @@ class OxigraphSink:
                 yield item
                 done += 1
             return
-        except SyntaxError:
+        except (SyntaxError, MemoryError):      # MemoryError: a token over 16 MiB (below)
             pass
         # jelly's parser reads whatever jelly's N-Triples writer wrote (generalized statements
         # and relative IRIs too)
@@ -519,7 +522,9 @@ class OxigraphSink:
                 writer.write(st)
             writer.close()
             return list(ox.parse(out.getvalue(), format=self._text_format))
-        except (JellyError, SyntaxError):
+        except (JellyError, SyntaxError, MemoryError):
+            # pyoxigraph's parsers refuse a literal or IRI over 16 MiB (its buffer's limit)
+            # with a MemoryError; its terms are made from jelly's, whatever their size
             return self._items(batch)
 
     def _converted(self, statements: Any) -> Iterator[Any]:

@@ -151,6 +151,28 @@ def test_what_a_format_cannot_hold(tmp_path):
         '<http://example/s> <http://example/p> "Hello"@en--ltr .\n'
 
 
+@pytest.mark.parametrize("fmt", ["ttl", "trig", "xml", "jsonld"])
+def test_a_literal_over_16_mib_is_written_and_refused_as_input_in_one_line(tmp_path, fmt):
+    """pyoxigraph's parsers stop at a token of 16 MiB (a MemoryError).  Writing a text format
+    from Jelly goes through its N-Quads parser, which must not be where such a literal stops;
+    reading one from a text format is pyoxigraph's limit, and says so."""
+    import jelly
+    lex = "\u00e9" + "a" * (17 << 20)
+    data = jelly.serialize([(IRI("http://e/s"), IRI("http://e/p"), Literal(lex))])
+    (tmp_path / "big.jelly").write_bytes(data)
+    out = tmp_path / f"big.{'rdf' if fmt == 'xml' else fmt}"
+    proc = run_jelly("convert", tmp_path / "big.jelly", out)
+    assert proc.returncode == 0, proc.stderr
+    text = out.read_bytes().decode()
+    assert lex in text and text.count("a" * 1000) == (17 << 20) // 1000
+    if fmt == "ttl":
+        proc = run_jelly("convert", out, tmp_path / "back.nt")
+        lines = proc.stderr.decode().strip().splitlines()
+        assert proc.returncode == 1 and len(lines) == 1, lines
+        assert "a literal or IRI is longer than pyoxigraph reads" in lines[0]
+        assert not (tmp_path / "back.nt").exists()
+
+
 def test_message_logs(tmp_path):
     log = (b"@prefix ex: <http://example/> .\n"
            b"# @message\nex:a ex:p _:x .\n"
