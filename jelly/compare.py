@@ -214,22 +214,32 @@ class DatasetComparison:
         self.compared += n
 
     def difference(self) -> str | None:
-        """How ``actual`` differs, or None: call it when both sides have ended."""
+        """How ``actual`` differs, or None: call it when both sides have ended.  Each kind of
+        difference found is counted, with an example: statements without blank nodes missing
+        and not expected, then those with blank nodes."""
+        parts = []
         missing = [st for st, found in self._ground.items() if not found]
         if missing:
-            return (f"{len(missing)} expected statements are missing, e.g. "
-                    f"{_show(min(missing, key=_show))}")
+            parts.append(f"{_count(len(missing), 'expected statement')} without blank nodes "
+                         f"{'is' if len(missing) == 1 else 'are'} missing, e.g. "
+                         f"{_show(min(missing, key=_show))}")
         if self._extra:
-            return (f"{len(self._extra)} statements were not expected, e.g. "
-                    f"{_show(min(self._extra, key=_show))}")
+            parts.append(f"{_count(len(self._extra), 'statement')} without blank nodes "
+                         f"{'was' if len(self._extra) == 1 else 'were'} not expected, e.g. "
+                         f"{_show(min(self._extra, key=_show))}")
         exp_b, act_b = self._blank[0].keys(), self._blank[1].keys()
         if len(exp_b) != len(act_b):
-            return f"expected {len(exp_b)} statements with blank nodes, found {len(act_b)}"
-        if exp_b != act_b and not _renames(exp_b, act_b, _in_order(exp_b, act_b)) \
+            parts.append(f"expected {_count(len(exp_b), 'statement')} with blank nodes, "
+                         f"found {len(act_b)}")
+        elif not parts and exp_b != act_b and not _renames(exp_b, act_b, _in_order(exp_b, act_b)) \
                 and _isomorphism(list(exp_b), list(act_b)) is None:
-            return (f"the {len(exp_b)} statements with blank nodes cannot be matched by "
-                    f"renaming blank nodes")
-        return None
+            parts.append(f"the {len(exp_b)} statements with blank nodes cannot be matched by "
+                         f"renaming blank nodes")
+        return "; ".join(parts) or None
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def _ground(st: tuple[Any, ...]) -> bool:

@@ -107,6 +107,17 @@ def test_messages_say_what_differs():
     assert "not expected" in dataset_difference(a[:2], a)
     b = [(BlankNode("x"), P[0], BlankNode("x"))]
     assert "cannot be matched" in dataset_difference(b, [(BlankNode("x"), P[0], BlankNode("y"))])
+    # every kind of difference is counted, statements with blank nodes too
+    ground = [(IRI("http://s"), P[0], Literal("2")), (IRI("http://s"), P[0], Literal("3"))]
+    with_blank = [(BlankNode("a"), P[0], Literal("1"))]
+    assert dataset_difference(ground + with_blank, []) == (
+        '2 expected statements without blank nodes are missing, e.g. <http://s> '
+        f'<{P[0].value}> "2" .; expected 1 statement with blank nodes, found 0')
+    assert dataset_difference(ground[:1] + with_blank,
+                              [(IRI("http://s"), P[0], Literal("9"))]) == (
+        f'1 expected statement without blank nodes is missing, e.g. <http://s> <{P[0].value}> '
+        f'"2" .; 1 statement without blank nodes was not expected, e.g. <http://s> '
+        f'<{P[0].value}> "9" .; expected 1 statement with blank nodes, found 0')
     # one blank node mapped to two in order
     assert ordered_difference([(BlankNode("x"), P[0], Literal("1")),
                                (BlankNode("x"), P[0], Literal("2"))],
