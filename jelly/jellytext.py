@@ -21,6 +21,7 @@ from ._framing import FrameSplitter
 from ._jellytext import frame_to_text, split_frames, text_to_frame
 from ._streaming import delimit
 from .errors import RdfSyntaxError
+from .io import read_some
 
 if TYPE_CHECKING:
     from .convert import Source
@@ -44,7 +45,7 @@ class RawFrame:
 
 def text_frames(stream: BinaryReader, delimited: bool = False) -> Iterator[bytes]:
     """The frames that the Jelly-Text on ``stream`` spells, one at a time."""
-    for first_line, text in split_frames(stream.read):
+    for first_line, text in split_frames(lambda n: read_some(stream, n)):
         yield text_to_frame(text, first_line, delimited)
 
 
