@@ -17,7 +17,7 @@ from ._terms cimport IRI, DefaultGraph
 
 from ._terms import DEFAULT_GRAPH as _DEFAULT_GRAPH, IRI as _make_iri
 from .errors import JellyEncodeError
-from .options import PROTOCOL_VERSION, PROTOCOL_VERSION_1_0, check_quoted_depth
+from .options import PROTOCOL_VERSION, PROTOCOL_VERSION_1_0, StreamOptions, check_quoted_depth
 
 # Physical stream types.
 cdef enum:
@@ -85,6 +85,9 @@ cdef class Encoder(TermEncoder):
     def __init__(self, options, *, term_adapter=None, int max_quoted_depth=64):
         """``options`` is a :class:`jelly.StreamOptions`; ``term_adapter`` turns terms of other
         libraries into jelly terms (called only for objects that are not jelly terms)."""
+        if not isinstance(options, StreamOptions):
+            raise TypeError(f"options must be a jelly.StreamOptions (see jelly.make_options), "
+                            f"not {type(options).__name__}")
         options.validate_for_writing()
         self.options = options
         self.physical_type = int(options.physical_type)

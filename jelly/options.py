@@ -237,6 +237,9 @@ def make_options(options: StreamOptions | None = None, *, preset: str | None = N
     if options is not None and preset is not None:
         raise JellyOptionsError("give either options or a preset, not both")
     given = options is not None
+    if options is not None and not isinstance(options, StreamOptions):
+        raise TypeError(f"options must be a jelly.StreamOptions (see jelly.make_options), not "
+                        f"{type(options).__name__}")
     if options is None:
         names, prefixes, datatypes = _preset_sizes(preset or DEFAULT_PRESET)
         options = StreamOptions(max_name_table_size=names, max_prefix_table_size=prefixes,

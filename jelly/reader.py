@@ -149,6 +149,8 @@ class Reader(FrameInput):
                  strict: bool = False, factory: TermFactory | _PyFactory | None = None,
                  new_streams: bool = False, delimited: bool | None = None) -> None:
         limits = limits if limits is not None else DEFAULT_LIMITS
+        if not isinstance(limits, ReaderLimits):
+            raise TypeError(f"limits must be a jelly.ReaderLimits, not {type(limits).__name__}")
         # The decoder first: it checks the arguments before a file is opened.
         self._decoder = Decoder(limits=limits, terms=terms, output=output, strict=strict,
                                 factory=factory, new_streams=new_streams)

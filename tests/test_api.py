@@ -800,6 +800,16 @@ def test_writers_finish_short_writes_of_a_raw_stream():
     assert list(jelly.jena.parse(bytes(raw.data), format="thrift")) == many
 
 
+def test_options_and_limits_of_the_wrong_type_are_type_errors():
+    """A dict where StreamOptions or ReaderLimits belong failed deep inside with an
+    AttributeError."""
+    for call in (lambda: jelly.Encoder(None), lambda: jelly.Encoder({"preset": "small"}),
+                 lambda: jelly.serialize([], options={"preset": "small"}),
+                 lambda: list(jelly.parse(b"", limits={"max_name_table_size": 10}))):
+        with pytest.raises(TypeError, match=r"must be a jelly\.(StreamOptions|ReaderLimits)"):
+            call()
+
+
 def test_writer_to_none_gives_bytes():
     data = jelly.serialize(STATEMENTS)
     assert isinstance(data, bytes) and list(jelly.parse(data)) == STATEMENTS
