@@ -52,6 +52,17 @@ def normalized(statements: Iterable[Sequence[Any]]) -> Iterator[tuple[Any, ...]]
             yield (s, p, o, DEFAULT_GRAPH if g is None or type(g) is DefaultGraph else g)
 
 
+def folded(st: tuple[Any, ...]) -> tuple[Any, ...]:
+    """``st`` with the language tags in it lower-cased (``st`` itself if it has none that is
+    not), for telling statements apart as RDF 1.2 does."""
+    s, o = st[0], st[2]
+    if type(o) is Literal or type(o) is Triple or type(s) is Triple:
+        fs, fo = _folded(s), _folded(o)
+        if fs is not s or fo is not o:
+            return (fs, st[1], fo, *st[3:])
+    return st
+
+
 def _folded(t: Any) -> Any:
     """``t`` with the language tags in it lower-cased."""
     tp = type(t)

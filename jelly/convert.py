@@ -510,12 +510,16 @@ class _Combined(_Wrapped):
             o.replace(logical_type=1 if o.physical_type == PhysicalStreamType.TRIPLES else 2)
 
     def frames(self) -> Iterator[tuple[TextFrame, bool]]:
-        statements: dict[Any, None] = {}
+        from .compare import folded
+        # a statement is kept as first seen; language tags that differ only by case are one
+        # tag (RDF 1.2), as for validate --compare-to
+        statements: dict[Any, Any] = {}
         namespaces: list[tuple[str, Any]] = []
         for frame, _ in self._source.frames():
             namespaces.extend(frame.namespaces)
-            statements.update(dict.fromkeys(frame.statements))
-        yield TextFrame(list(statements), namespaces), False
+            for st in frame.statements:
+                statements.setdefault(folded(st), st)
+        yield TextFrame(list(statements.values()), namespaces), False
 
 
 def open_source(stream: BinaryReader, fmt: _formats.RdfFormat, *, text: bool = False,

@@ -138,6 +138,14 @@ def test_combine(tmp_path):
     data = (tmp_path / "one.jelly").read_bytes()
     options, frames = rd.decode(data)
     assert options.logical_type == 1 and len(frames) == 1 and len(frames[0]) == 4
+    # language tags that differ only by case are one tag (RDF 1.2): kept as first seen
+    (tmp_path / "tags.nq").write_bytes(
+        b'<http://s> <http://p> "x"@en-GB .\n<http://s> <http://p> "x"@EN-gb <http://g> .\n'
+        b'<http://s> <http://p> "x"@EN-gb .\n<< <http://s> <http://p> "y"@De >> <http://p> "z" .\n'
+        b'<< <http://s> <http://p> "y"@de >> <http://p> "z" .\n<http://s> <http://p> "x"@en .\n')
+    assert ok("convert", tmp_path / "tags.nq", "-", "--to", "nq", "--combine").decode() == (
+        '<http://s> <http://p> "x"@en-GB .\n<http://s> <http://p> "x"@EN-gb <http://g> .\n'
+        '<< <http://s> <http://p> "y"@De >> <http://p> "z" .\n<http://s> <http://p> "x"@en .\n')
     # with --take-frames: the frames taken, then combined
     out = ok("convert", tmp_path / "dup.jelly", "-", "--to", "nt", "--combine",
              "--take-frames", "1")
