@@ -742,6 +742,18 @@ def test_a_certificate_that_does_not_load_is_refused_in_one_line(tmp_path):
 
 # -- security ------------------------------------------------------------------------------------
 
+def test_an_empty_token_is_refused_not_taken_as_none(tmp_path):
+    """An empty --token-file (a secret never provisioned) started an open broker."""
+    (tmp_path / "empty.tok").write_text("\n")
+    for args in (("--token-file", tmp_path / "empty.tok"), ("--token", "")):
+        proc = run_jelly("serve", "--port", 0, *args, timeout=60)
+        lines = proc.stderr.decode().strip().splitlines()
+        assert proc.returncode == 1 and len(lines) == 1 and "empty" in lines[0], lines
+    proc = run_jelly("publish", "t", tmp_path / "empty.tok", "--server", "127.0.0.1:1",
+                     "--token-file", tmp_path / "empty.tok", timeout=60)
+    assert proc.returncode == 1 and "token file" in proc.stderr.decode()
+
+
 @pytest.fixture(scope="module")
 def certificate(tmp_path_factory):
     """A self-signed certificate for 127.0.0.1 / localhost, made here."""

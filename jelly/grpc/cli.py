@@ -35,13 +35,21 @@ def _need_grpc() -> None:
 
 
 def _token(args: argparse.Namespace) -> str | None:
+    # A token asked for but empty is an error: taken as none, it would turn checks off.
     if args.token_file:
         try:
             with open(args.token_file, encoding="utf-8") as f:
-                return f.read().strip() or None
+                token = f.read().strip()
         except OSError as exc:
             raise JellyError(f"cannot read {args.token_file!r}: {exc.strerror or exc}") from None
-    return args.token or os.environ.get(TOKEN_ENV) or None
+        if not token:
+            raise JellyError(f"the token file {args.token_file!r} is empty")
+        return token
+    if args.token is not None:
+        if not args.token.strip():
+            raise JellyError("--token is empty")
+        return args.token
+    return os.environ.get(TOKEN_ENV) or None
 
 
 def _size(text: str) -> int:
