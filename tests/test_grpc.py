@@ -986,6 +986,52 @@ def test_cli_publish_from_stdin_and_subscribe_to_stdout(tmp_path):
         server.stop()
 
 
+def test_cli_publish_of_n_triples_sends_frames_while_the_input_is_still_open():
+    """N-Triples on a pipe that stays open (``tail -f``): the sink wrote the whole input in
+    one call, so nothing was published before the input ended, and every frame was held."""
+    server = ServeProcess()
+    proc = None
+    try:
+        base = ["--server", server.target]
+        sub = subprocess.Popen([sys.executable, "-m", "jelly", "subscribe", "live", "-", "-v",
+                                *base], env=jelly_subprocess_env(),
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert b"subscribed to 'live'" in sub.stderr.readline()
+        lines: list[bytes] = []
+        threading.Thread(target=lambda: lines.extend(sub.stdout), daemon=True).start()
+        proc = subprocess.Popen([sys.executable, "-m", "jelly", "publish", "live", "-",
+                                 "--from", "nt", "--rows-per-frame", "100", *base],
+                                env=jelly_subprocess_env(), stdin=subprocess.PIPE,
+                                stderr=subprocess.PIPE)
+        text = b"".join(b'<http://e/s> <http://e/p> "%d" .\n' % i for i in range(3000))
+        proc.stdin.write(text)
+        proc.stdin.flush()
+        # the input is still open: frames of the statements so far arrive all the same
+        wait_until(lambda: len(lines) >= 1000, what="statements before the input ends")
+        assert proc.poll() is None
+        proc.stdin.close()
+        assert proc.wait(TIMEOUT) == 0, proc.stderr.read()
+        wait_until(lambda: len(lines) >= 3000, what="every statement")
+        sub.send_signal(signal.SIGINT)
+        assert sub.wait(TIMEOUT) == 130
+        assert sorted(lines) == sorted(text.splitlines(keepends=True))
+    finally:
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+        server.stop()
+
+
+def test_cli_publish_of_bad_n_triples_is_one_line_of_error(tmp_path):
+    server = ServeProcess()
+    try:
+        (tmp_path / "bad.nt").write_bytes(b'<http://e/s> <http://e/p> "1" .\n<http://e/s> oops .\n')
+        proc = run_jelly("publish", "bad", tmp_path / "bad.nt", "--server", server.target)
+        lines = proc.stderr.decode().strip().splitlines()
+        assert proc.returncode == 1 and len(lines) == 1 and "line 2" in lines[0], lines
+    finally:
+        server.stop()
+
+
 # -- the messages --------------------------------------------------------------------------------
 
 def test_subscribe_messages_match_upb():

@@ -201,35 +201,38 @@ def _summary(server: Any, args: argparse.Namespace) -> None:
 # -- publish -------------------------------------------------------------------------------------
 
 class _Frames:
-    """A binary stream that a Jelly writer writes delimited frames into; take() gives the
-    frames completed so far."""
+    """A binary stream that a Jelly writer writes delimited frames into: each frame is handed
+    to ``emit`` as soon as it is complete."""
 
-    def __init__(self) -> None:
+    def __init__(self, emit: Any) -> None:
         from .._framing import FrameSplitter
         self._splitter = FrameSplitter(delimited=True)
-        self._frames: list[bytes] = []
+        self._emit = emit
 
     def write(self, data: bytes) -> int:
-        self._frames.extend(f for _, f in self._splitter.feed(data))
+        for _, frame in self._splitter.feed(data):
+            self._emit(bytes(frame))
         return len(data)
 
     def flush(self) -> None:
         pass
 
-    def take(self) -> list[bytes]:
-        out, self._frames = self._frames, []
-        return out
+
+class _Stopped(Exception):
+    """The frames are no longer wanted (the call ended): the writing thread stops."""
 
 
 _WRITER_FIELDS = ("preset", "physical_type", "logical_type", "max_name_table_size",
                   "max_prefix_table_size", "max_datatype_table_size", "rdf_star",
                   "generalized_statements")
+#: Frames written ahead of the call: what a publisher holds besides its input's reader.
+_AHEAD = 16
 
 
 def _publish_frames(args: argparse.Namespace, fields: dict[str, Any],
                     stats: dict[str, int]) -> Iterator[bytes]:
     from .. import formats
-    from ..convert import JellySink, _format, open_source, sniff_input
+    from ..convert import _format, sniff_input
     from ..io import FrameReader, open_input
     fmt = _format(args.from_format, args.file, "input", formats.RDF)
     with open_input(args.file) as stream:
@@ -248,25 +251,68 @@ def _publish_frames(args: argparse.Namespace, fields: dict[str, Any],
                 stats["frames"] += 1
                 yield bytes(frame)
             return
-        source = open_source(stream, fmt, messages=args.messages,
-                             rows_per_frame=args.rows_per_frame)
+        yield from _written_frames(args, fields, stats, stream, fmt)
+
+
+def _written_frames(args: argparse.Namespace, fields: dict[str, Any], stats: dict[str, int],
+                    stream: Any, fmt: Any) -> Iterator[bytes]:
+    """The frames of other input written as Jelly.  A sink writes a flat input's statements in
+    one call (in C for N-Triples), so the writing runs in a thread of its own and hands each
+    frame over as it is complete: frames leave while the input is still coming (a live
+    stream, ``tail -f``), and at most :data:`_AHEAD` wait."""
+    import queue
+
+    from ..convert import JellySink, open_source
+    handed: queue.Queue[tuple[str, Any, int]] = queue.Queue(_AHEAD)
+    stop = threading.Event()
+
+    def put(item: tuple[str, Any, int]) -> None:
+        while not stop.is_set():
+            try:
+                handed.put(item, timeout=0.1)
+                return
+            except queue.Full:
+                continue
+        raise _Stopped
+
+    def write() -> None:
+        source = None
         try:
-            collector = _Frames()
-            sink = JellySink(collector, source, rows_per_frame=args.rows_per_frame,
+            source = open_source(stream, fmt, messages=args.messages,
+                                 rows_per_frame=args.rows_per_frame)
+            sink: Any = None
+            sink = JellySink(_Frames(lambda f: put(("frame", f, sink.statements_written))),
+                             source, rows_per_frame=args.rows_per_frame,
                              stream_name=args.topic, **fields)
             for frame, message in source.frames():
                 sink.write(frame, message)
-                for out in collector.take():
-                    stats["frames"] += 1
-                    stats["statements"] = sink.statements_written
-                    yield out
             sink.close()
-            stats["statements"] = sink.statements_written
-            for out in collector.take():
-                stats["frames"] += 1
-                yield out
+            put(("end", None, sink.statements_written))
+        except _Stopped:
+            pass
+        except BaseException as exc:        # raised where the frames are taken
+            with contextlib.suppress(_Stopped):
+                put(("error", exc, -1))
         finally:
-            source.close()
+            if source is not None:
+                source.close()
+
+    writer = threading.Thread(target=write, name="jelly-publish-writer", daemon=True)
+    writer.start()
+    try:
+        while True:
+            kind, value, statements = handed.get()
+            if kind == "error":
+                raise value
+            if statements >= 0:
+                stats["statements"] = statements
+            if kind == "end":
+                writer.join()
+                return
+            stats["frames"] += 1
+            yield value
+    finally:
+        stop.set()      # the call ended early: the thread stops at its next frame
 
 
 def cmd_publish(args: argparse.Namespace) -> int:
