@@ -442,6 +442,37 @@ def test_apply_prefixes_to_a_jelly_dataset(tmp_path):
     assert namespaces == {"ex": "http://ex2/", "new": "http://new/"}
 
 
+STAR_NQ = b'<< <http://ex/s> <http://ex/p> <http://ex/o> >> <http://ex/q> "x" .\n'
+
+
+def test_apply_writes_jelly_with_the_options_the_result_needs(tmp_path):
+    """The result is held whole, so its Jelly output enables RDF-star and generalized
+    statements when the result holds them (apply has no option flags to ask for them), and
+    not otherwise."""
+    (tmp_path / "a.nq").write_bytes(STAR_NQ)
+    ok("convert", tmp_path / "a.nq", tmp_path / "a.jelly", "--rdf-star")
+    (tmp_path / "p.rdfp").write_bytes(b'A <http://ex/s> <http://ex/p> "y" .\n')
+    expected = nq(STAR_NQ + b'<http://ex/s> <http://ex/p> "y" .\n')
+    for data in ("a.jelly", "a.nq"):
+        for out in ("out.jelly", "out.jelly.txt"):
+            ok("patch", "apply", tmp_path / data, tmp_path / "p.rdfp", tmp_path / out)
+        options = jelly.read_options(tmp_path / "out.jelly")
+        assert (options.rdf_star, options.generalized_statements) == (True, False), data
+        back = ok("convert", tmp_path / "out.jelly", "-", "--to", "nq")
+        assert iso.unordered_isomorphic(nq(back), expected), data
+        assert nq(ok("convert", tmp_path / "out.jelly.txt", "-", "--to", "nq")) == nq(back)
+    # a literal subject (in a quoted triple too) is a generalized statement
+    for text in (b'A "s" <http://ex/p> <http://ex/o> .\n',
+                 b'A << "s" <http://ex/p> <http://ex/o> >> <http://ex/p> <http://ex/o> .\n'):
+        (tmp_path / "g.rdfp").write_bytes(text)
+        ok("patch", "apply", tmp_path / "a.nq", tmp_path / "g.rdfp", tmp_path / "out.jelly")
+        assert jelly.read_options(tmp_path / "out.jelly").generalized_statements, text
+    (tmp_path / "plain.nq").write_bytes(b"<http://ex/s> <http://ex/p> <http://ex/o> .\n")
+    ok("patch", "apply", tmp_path / "plain.nq", tmp_path / "p.rdfp", tmp_path / "out.jelly")
+    options = jelly.read_options(tmp_path / "out.jelly")
+    assert (options.rdf_star, options.generalized_statements) == (False, False)
+
+
 def test_apply_errors_write_nothing(tmp_path):
     data = tmp_path / "a.nq"
     data.write_bytes(A_NQ)
