@@ -25,12 +25,12 @@ import sys
 from typing import Any, Iterator
 
 from . import formats
-from ._patchops import PatchOp
+from ._patchops import Add, Delete, PatchOp
 from .errors import JellyError
 from .io import is_stdio, open_input, peek
 from .options import _preset_sizes
 from .patchdata import OPERATION_NAMES, PatchChecker, apply_operations, diff, read_dataset, \
-    write_dataset
+    statement_features, write_dataset
 
 #: Columns of ``inspect``: operations by RDF Patch row code ("SEG": ends of patches).
 OPERATION_COLUMNS = ("H", "TX", "TC", "TA", "PA", "PD", "A", "D", "SEG")
@@ -137,8 +137,10 @@ def _writer_flags(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _open_writer(path: str, fmt: formats.RdfFormat, args: argparse.Namespace,
-                 source_options: Any = None) -> Any:
-    """A TextWriter or a PatchWriter to ``path``."""
+                 source_options: Any = None, held: list[PatchOp] | None = None) -> Any:
+    """A TextWriter or a PatchWriter to ``path``.  ``held``: all the operations, known before
+    the options are written; a PatchWriter enables the RDF-star and generalized statements
+    they need (by itself it looks at the first frame for RDF-star only)."""
     from . import patch, rdfpatch
     flags = _writer_flags(args)
     if fmt is formats.RDF_PATCH:
@@ -151,6 +153,13 @@ def _open_writer(path: str, fmt: formats.RdfFormat, args: argparse.Namespace,
         if any(k in flags for k in _WRITER_FIELDS):
             raise JellyError("--options-from cannot be combined with other option flags")
         options = patch.read_options(args.options_from)
+    elif held is not None:
+        star, generalized = statement_features(
+            (op.s, op.p, op.o, op.g) for op in held if isinstance(op, (Add, Delete)))
+        if star:
+            flags.setdefault("rdf_star", True)
+        if generalized:
+            flags.setdefault("generalized", True)
     elif source_options is not None:
         # Each option not given keeps the input's; a preset is its three table sizes.
         options = source_options
@@ -324,7 +333,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     a = read_dataset(args.first, format=args.from_format, syntax=args.syntax, base=args.base)
     b = read_dataset(args.second, format=args.from_format, syntax=args.syntax, base=args.base)
     ops = diff(a, b, transaction=not args.no_transaction)
-    with _open_writer(args.output, out_fmt, args) as writer:
+    with _open_writer(args.output, out_fmt, args, held=ops) as writer:
         writer.write_all(ops)
     if args.verbose:
         print(f"{len(ops)} operations", file=sys.stderr)

@@ -530,6 +530,22 @@ def test_diff_namespaces(tmp_path):
                    b"TC .\n")
 
 
+def test_diff_writes_jelly_patch_with_the_options_the_patch_needs(tmp_path):
+    """The patch is held whole, so a quoted triple after its first frame (where the writer
+    alone settles rdf_star) and a generalized statement are announced in its options."""
+    plain = b"".join(b'<http://ex/s> <http://ex/p> "%d" .\n' % i for i in range(5))
+    (tmp_path / "a.nq").write_bytes(b"")
+    (tmp_path / "b.nq").write_bytes(plain + STAR_NQ)
+    (tmp_path / "g.nq").write_bytes(b'"s" <http://ex/p> <http://ex/o> .\n')
+    for b, star, generalized in (("b.nq", True, False), ("g.nq", False, True)):
+        ok("patch", "diff", tmp_path / "a.nq", tmp_path / b, tmp_path / "d.jellyp",
+           "--rows-per-frame", "2")
+        options = jpatch.read_options(tmp_path / "d.jellyp")
+        assert (options.rdf_star, options.generalized_statements) == (star, generalized), b
+        assert text_of(tmp_path / "d.jellyp") == \
+            ok("patch", "diff", tmp_path / "a.nq", tmp_path / b, "-"), b
+
+
 # -- apply(A, diff(A, B)) is B, on random datasets -----------------------------------------
 
 IRIS = st.sampled_from(["http://ex/a", "http://ex/b", "urn:x:1", "http://ü/é", "http://ex/g"])
