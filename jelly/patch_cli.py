@@ -29,8 +29,8 @@ from ._patchops import Add, Delete, PatchOp
 from .errors import JellyError
 from .io import is_stdio, open_input, peek
 from .options import _preset_sizes
-from .patchdata import OPERATION_NAMES, PatchChecker, apply_operations, diff, read_dataset, \
-    statement_features, write_dataset
+from .patchdata import OPERATION_NAMES, PatchChecker, _check_jelly_kind, apply_operations, \
+    diff, read_dataset, statement_features, write_dataset
 
 #: Columns of ``inspect``: operations by RDF Patch row code ("SEG": ends of patches).
 OPERATION_COLUMNS = ("H", "TX", "TC", "TA", "PA", "PD", "A", "D", "SEG")
@@ -89,11 +89,9 @@ def _open_patch(path: str, name: str | None, syntax: str | None = None,
     fmt = _input_format(name, path)
     with open_input(path) as stream:
         head, stream = peek(stream, 64)
+        if fmt in (None, formats.JELLY_PATCH):
+            _check_jelly_kind(head, path, patch=True)
         told = formats.sniff(head)
-        if told is formats.JELLY and fmt in (None, formats.JELLY_PATCH):
-            which = "stdin" if is_stdio(path) else repr(path)
-            raise JellyError(f"{which} is a Jelly-RDF stream, not Jelly-Patch (read it with "
-                             f"jelly convert)")
         if fmt is None:
             fmt = told if told is formats.JELLY_PATCH else formats.RDF_PATCH
         if fmt is formats.JELLY_PATCH:

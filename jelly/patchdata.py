@@ -233,6 +233,24 @@ class Dataset:
             yield st[:3] if type(st[3]) is DefaultGraph else st
 
 
+def _check_jelly_kind(head: bytes, source: object, patch: bool) -> None:
+    """Refuse a Jelly-RDF stream where Jelly-Patch is expected (``patch``) and the reverse:
+    both start with an options row, and the other's rows then fail with a message that does
+    not say why."""
+    from . import formats
+    from .io import is_stdio
+    told = formats.sniff(head, (formats.JELLY, formats.JELLY_PATCH))
+    if told is None or (told is formats.JELLY_PATCH) == patch:
+        return
+    which = "stdin" if is_stdio(source) else repr(os.fspath(source)) \
+        if isinstance(source, (str, os.PathLike)) else "the input"
+    if patch:
+        raise JellyError(f"{which} is a Jelly-RDF stream, not Jelly-Patch (read it with jelly "
+                         f"convert)")
+    raise JellyError(f"{which} is a Jelly-Patch stream, not Jelly-RDF (read it with jelly "
+                     f"patch)")
+
+
 def read_dataset(source: Input, *, format: str | None = None, syntax: str | None = None,
                  base: str | None = None) -> Dataset:
     """A dataset from ``source`` (path, ``"-"``, bytes, binary file) in any format of the
@@ -240,13 +258,16 @@ def read_dataset(source: Input, *, format: str | None = None, syntax: str | None
     :func:`jelly.convert.convert`."""
     from . import formats
     from .convert import _format, open_source, sniff_input
-    from .io import open_input
+    from .io import open_input, peek
     fmt = _format(format, source, "input", formats.RDF)
     if base is None and isinstance(source, (str, os.PathLike)) and os.fspath(source) != "-":
         base = pathlib.Path(os.fspath(source)).resolve().as_uri()
     data = Dataset()
     with contextlib.ExitStack() as stack:
         stream = stack.enter_context(open_input(source))
+        if fmt in (None, formats.JELLY):
+            head, stream = peek(stream, 64)
+            _check_jelly_kind(head, source, patch=False)
         if fmt is None:
             fmt, stream = sniff_input(stream, source)
         src = open_source(stream, fmt, syntax=syntax, base=base)

@@ -491,6 +491,24 @@ def test_apply_errors_write_nothing(tmp_path):
     fails("patch", "apply", tmp_path / "bad.nq", tmp_path / "p.rdfp", out, match="line 1")
 
 
+def test_a_jelly_patch_given_as_a_dataset_is_named_so(tmp_path):
+    """A Jelly-Patch file where a dataset is expected is told apart, as a Jelly-RDF file given
+    as a patch is, and not reported as a row the Jelly-RDF decoder does not know."""
+    (tmp_path / "p.rdfp").write_bytes(b'A <http://ex/s> <http://ex/p> "y" .\n')
+    ok("patch", "convert", tmp_path / "p.rdfp", tmp_path / "one.jelly")
+    (tmp_path / "a.nq").write_bytes(A_NQ)
+    fails("patch", "apply", tmp_path / "one.jelly", tmp_path / "p.rdfp", "-",
+          match=f"error: {str(tmp_path / 'one.jelly')!r} is a Jelly-Patch stream, not Jelly-RDF")
+    fails("patch", "apply", "-", tmp_path / "p.rdfp", "-", "--from", "jelly",
+          stdin=gzip.compress((tmp_path / "one.jelly").read_bytes()),
+          match="error: stdin is a Jelly-Patch stream, not Jelly-RDF")
+    fails("patch", "diff", tmp_path / "a.nq", tmp_path / "one.jelly", "-",
+          match="is a Jelly-Patch stream, not Jelly-RDF")
+    from jelly.patchdata import read_dataset
+    with pytest.raises(jelly.JellyError, match="^the input is a Jelly-Patch stream"):
+        read_dataset((tmp_path / "one.jelly").read_bytes(), format="jelly")
+
+
 # -- diff --------------------------------------------------------------------------------------
 
 def test_diff(tmp_path):
