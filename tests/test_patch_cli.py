@@ -115,6 +115,26 @@ def test_convert_statement_types(tmp_path):
     assert out.read_bytes() == b"old"                 # atomic: a failure leaves it as it was
 
 
+def test_writer_errors_name_the_flags_not_the_api_keywords(tmp_path):
+    """The writer's errors name its keywords (statement_type='quads'); the command line names
+    its flags instead, and the library keeps its own words."""
+    mixed = tmp_path / "mixed.rdfp"
+    mixed.write_bytes(b'A <http://ex/s> <http://ex/p> "1" .\n'
+                      b'A <http://ex/s> <http://ex/p> "2" <http://ex/g> .\n')
+    line = fails("patch", "convert", mixed, tmp_path / "p.jellyp",
+                 match="statement type TRIPLES (use --statement-type quads)")
+    assert "statement_type" not in line
+    (tmp_path / "g.rdfp").write_bytes(b'A "s" <http://ex/p> <http://ex/o> .\n')
+    fails("patch", "convert", tmp_path / "g.rdfp", tmp_path / "p.jellyp",
+          match="a generalized statement; give --generalized")
+    (tmp_path / "a.nq").write_bytes(A_NQ)
+    (tmp_path / "b.nq").write_bytes(B_NQ)
+    fails("patch", "diff", tmp_path / "a.nq", tmp_path / "b.nq", tmp_path / "p.jellyp",
+          "--max-name-table-size", "2", match="--max-name-table-size must be at least 8, not 2")
+    with pytest.raises(jelly.JellyEncodeError, match=r"\(use statement_type='quads'\)"):
+        jpatch.serialize(rdfpatch.parse(mixed))
+
+
 def test_convert_tables_frames_and_flags(tmp_path):
     out = tmp_path / "p.jellyp"
     ok("patch", "convert", STAX_EX, out, "--preset", "small", "--rows-per-frame", "50")
@@ -134,7 +154,7 @@ def test_convert_tables_frames_and_flags(tmp_path):
     assert jpatch.read_options(out).rdf_star is True
     fails("patch", "convert", STAR_EX, out, "--rows-per-frame", "1", match="rdf_star")
     fails("patch", "convert", STAX_EX, out, "--max-name-table-size", "4", match="at least 8")
-    fails("patch", "convert", STAX_EX, out, "--rows-per-frame", "0", match="rows_per_frame")
+    fails("patch", "convert", STAX_EX, out, "--rows-per-frame", "0", match="--rows-per-frame")
 
 
 def test_convert_single_frame(tmp_path):
