@@ -106,8 +106,8 @@ def _open_patch(path: str, name: str | None, syntax: str | None = None,
             yield _Input(fmt, rdfpatch.parse(stream, syntax=syntax))
 
 
-def _add_writer_options(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("Jelly-Patch output options (default: the input's, if Jelly-Patch)")
+def _add_writer_options(p: argparse.ArgumentParser, defaults: str) -> None:
+    g = p.add_argument_group(f"Jelly-Patch output options ({defaults})")
     g.add_argument("--options-from", metavar="FILE",
                    help="copy every option from this Jelly-Patch file")
     g.add_argument("--stream-type", choices=["punctuated", "frame", "flat"],
@@ -397,7 +397,7 @@ def add_commands(subparsers: Any) -> None:
     p.add_argument("--to", dest="to_format", metavar="FORMAT", help=to_help)
     p.add_argument("-v", "--verbose", action="store_true", help="print counts on stderr")
     _syntax_option(p)
-    _add_writer_options(p)
+    _add_writer_options(p, "default: the input's, if Jelly-Patch")
     p.set_defaults(func=cmd_convert)
 
     p = sub.add_parser("inspect", help="show options and operations per kind per frame",
@@ -455,5 +455,6 @@ def add_commands(subparsers: Any) -> None:
     p.add_argument("--base", metavar="IRI", help="base IRI of relative IRIs in A and B")
     p.add_argument("-v", "--verbose", action="store_true", help="print counts on stderr")
     _syntax_option(p)
-    _add_writer_options(p)
+    _add_writer_options(p, "RDF-star and generalized statements are enabled when the patch "
+                           "holds them")
     p.set_defaults(func=cmd_diff)

@@ -584,6 +584,15 @@ def test_diff_writes_jelly_patch_with_the_options_the_patch_needs(tmp_path):
             ok("patch", "diff", tmp_path / "a.nq", tmp_path / b, "-"), b
 
 
+def test_diff_help_does_not_promise_the_inputs_options():
+    """diff's inputs are datasets: its output options are not an input's, as convert's are."""
+    convert = ok("patch", "convert", "--help").decode()
+    diff_help = ok("patch", "diff", "--help").decode()
+    assert "the input's, if Jelly-Patch" in convert and "the input's" not in diff_help
+    assert "generalized statements are enabled when the patch holds them" in \
+        " ".join(diff_help.split())
+
+
 # -- apply(A, diff(A, B)) is B, on random datasets -----------------------------------------
 
 IRIS = st.sampled_from(["http://ex/a", "http://ex/b", "urn:x:1", "http://ü/é", "http://ex/g"])
