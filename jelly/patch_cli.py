@@ -46,6 +46,11 @@ _FLAGS = (("statement_type='quads'", "--statement-type quads"),
           ("enable generalized_statements", "give --generalized"))
 
 
+def _amount(n: int, one: str, many: str = "") -> str:
+    """``1 frame``, ``2 frames`` (``many``: an irregular plural)."""
+    return f"{n} {one if n == 1 else many or one + 's'}"
+
+
 # -------------------------------------------------------------------------- formats and I/O
 
 def _input_format(name: str | None, path: str) -> formats.RdfFormat | None:
@@ -200,7 +205,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
         with _flags_named(), _open_writer(args.output, out_fmt, args, options) as writer:
             writer.write_all(src.ops)
     if args.verbose:
-        print(f"{writer.operations_written} operations", file=sys.stderr)
+        print(_amount(writer.operations_written, "operation"), file=sys.stderr)
     return 0
 
 
@@ -286,15 +291,15 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     fmt = formats.get(report["format"])
     if "delimited" in report:
         kind = "delimited" if report["delimited"] else "single frame"
-        print(f"file: {args.file} ({fmt.label}, {kind}, {report['frames']} frames, "
-              f"{report['patches']} patches)")
+        print(f"file: {args.file} ({fmt.label}, {kind}, {_amount(report['frames'], 'frame')}, "
+              f"{_amount(report['patches'], 'patch', 'patches')})")
         if report["options"] is not None:
             print("options:")
             for k, v in report["options"].items():
                 print(f"  {k}: {v}")
         first, table = "frame", report.get("frame_rows", ())
     else:
-        print(f"file: {args.file} ({fmt.label}, {report['patches']} patches)")
+        print(f"file: {args.file} ({fmt.label}, {_amount(report['patches'], 'patch', 'patches')})")
         first, table = "patch", report.get("patch_rows", ())
     cols = [first, *report["totals"]]
     widths = [max(len(c), 6) for c in cols]
@@ -327,8 +332,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
         checker.finish()
         what = f"{src.fmt.label}"
     if not args.quiet:
-        print(f"valid {what}: {checker.patches} patches, {checker.operations - checker.ends} "
-              f"operations")
+        print(f"valid {what}: {_amount(checker.patches, 'patch', 'patches')}, "
+              f"{_amount(checker.operations - checker.ends, 'operation')}")
     return 0
 
 
@@ -341,9 +346,9 @@ def cmd_apply(args: argparse.Namespace) -> int:
         result = apply_operations(src.ops, data)
     write_dataset(data, args.output, format=args.to_format, syntax=args.syntax)
     if args.verbose:
-        print(f"{result.added} added, {result.deleted} deleted, {result.committed} "
-              f"transactions committed, {result.aborted} aborted; {len(data)} statements",
-              file=sys.stderr)
+        print(f"{result.added} added, {result.deleted} deleted, "
+              f"{_amount(result.committed, 'transaction')} committed, {result.aborted} aborted; "
+              f"{_amount(len(data), 'statement')}", file=sys.stderr)
     return 0
 
 
@@ -355,7 +360,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     with _flags_named(), _open_writer(args.output, out_fmt, args, held=ops) as writer:
         writer.write_all(ops)
     if args.verbose:
-        print(f"{len(ops)} operations", file=sys.stderr)
+        print(_amount(len(ops), "operation"), file=sys.stderr)
     return 0
 
 

@@ -278,8 +278,20 @@ def test_inspect_jelly_patch_frames(tmp_path):
     report = json.loads(ok("patch", "inspect", out, "--json"))
     assert report["frames"] > 5 and report["patches"] == 1 and report["totals"]["SEG"] == 1
     assert all(row["SEG"] == 0 for row in report["frame_rows"])
-    assert f"(Jelly-Patch, delimited, {report['frames']} frames, 1 patches)" in \
+    assert f"(Jelly-Patch, delimited, {report['frames']} frames, 1 patch)" in \
         ok("patch", "inspect", out).decode()
+
+
+def test_counts_of_one_are_singular(tmp_path):
+    one = tmp_path / "one.rdfp"
+    one.write_bytes(b'A <http://ex/s> <http://ex/p> "y" .\n')
+    ok("patch", "convert", one, tmp_path / "one.jellyp")
+    assert "(Jelly-Patch, delimited, 1 frame, 1 patch)" in \
+        ok("patch", "inspect", tmp_path / "one.jellyp").decode()
+    assert "(RDF Patch, 1 patch)" in ok("patch", "inspect", one).decode()
+    assert ok("patch", "validate", one) == b"valid RDF Patch: 1 patch, 1 operation\n"
+    code, _, err = run("patch", "convert", one, tmp_path / "one.jellyp", "-v")
+    assert code == 0 and err == "1 operation\n"
 
 
 def test_inspect_text_per_patch(tmp_path):
@@ -334,7 +346,7 @@ def test_text_inspect_holds_no_operations():
 
 @pytest.mark.parametrize("example", sorted(EXAMPLES.glob("*.rdfp")))
 def test_validate_the_examples(example, tmp_path):
-    assert ok("patch", "validate", example).startswith(b"valid RDF Patch: 1 patches")
+    assert ok("patch", "validate", example).startswith(b"valid RDF Patch: 1 patch, ")
     ok("patch", "convert", example, tmp_path / "p.jellyp", "--rdf-star")
     assert ok("patch", "validate", tmp_path / "p.jellyp", "-q") == b""
 
@@ -407,7 +419,7 @@ def test_apply_transactions_and_formats(tmp_path):
                       b"TX .\nD _:b <http://ex/p> <http://ex/o> .\nTA .\n"
                       b"A _:c <http://ex/p> <http://ex/o> .\n")
     code, _, err = run("patch", "apply", data, patch, tmp_path / "out.nq", "-v")
-    assert code == 0 and err == ("2 added, 1 deleted, 1 transactions committed, 1 aborted; "
+    assert code == 0 and err == ("2 added, 1 deleted, 1 transaction committed, 1 aborted; "
                                  "4 statements\n")
     assert iso.unordered_isomorphic(nq((tmp_path / "out.nq").read_bytes()), nq(
         b'<http://ex/a> <http://ex/p> "2" <http://ex/g> .\n'
