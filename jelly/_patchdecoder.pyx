@@ -10,8 +10,8 @@ punctuation and the patch stream types.  Statement rows take the Jelly-RDF hot p
 Where the spec is silent the decoder follows jelly-jvm (``docs/patch.md``, "Choices where the spec is silent"):
 repeated graph terms are shared by statement and namespace rows, header values never repeat,
 a namespace row of a QUADS stream without a graph and without an earlier graph is in the
-default graph.  One ``PatchDecoder`` holds the state of one stream; after an error it stays
-failed.
+default graph, which later rows without a graph repeat.  One ``PatchDecoder`` holds the state
+of one stream; after an error it stays failed.
 """
 
 cimport cython
@@ -380,8 +380,12 @@ cdef class PatchDecoder(TermDecoder):
             self.graph_seen = True
         elif self.statement_type == ST_QUADS:
             # A repeated graph term; with nothing to repeat, the default graph (jelly-jvm
-            # writes a namespace of no graph this way).
-            g = self.last[3] if self.graph_seen else self.default_graph
+            # writes a namespace of no graph this way), which then is the graph to repeat: a
+            # statement without a graph after it is in the default graph too.
+            if not self.graph_seen:
+                self.last[3] = self.default_graph
+                self.graph_seen = True
+            g = self.last[3]
         self.ops.put(make_prefix_add(name, iri, g) if add else make_prefix_delete(name, iri, g))
         return 0
 

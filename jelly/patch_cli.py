@@ -25,12 +25,12 @@ import sys
 from typing import Any, Iterator
 
 from . import formats
-from ._patchops import PatchOp
-from .errors import JellyError
+from ._patchops import Add, Delete, PatchOp
+from .errors import JellyEncodeError, JellyError, JellyOptionsError
 from .io import is_stdio, open_input, peek
 from .options import _preset_sizes
-from .patchdata import OPERATION_NAMES, PatchChecker, apply_operations, diff, read_dataset, \
-    write_dataset
+from .patchdata import OPERATION_NAMES, PatchChecker, _check_jelly_kind, apply_operations, \
+    diff, read_dataset, statement_features, write_dataset
 
 #: Columns of ``inspect``: operations by RDF Patch row code ("SEG": ends of patches).
 OPERATION_COLUMNS = ("H", "TX", "TC", "TA", "PA", "PD", "A", "D", "SEG")
@@ -39,6 +39,16 @@ LOOKUP_COLUMNS = {"name": "names", "prefix": "prefixes", "datatype": "datatypes"
 _TABLE_SIZES = ("max_name_table_size", "max_prefix_table_size", "max_datatype_table_size")
 _WRITER_FIELDS = ("stream_type", "statement_type", "preset", "max_name_table_size",
                   "max_prefix_table_size", "max_datatype_table_size", "rdf_star", "generalized")
+#: The API keywords that the writers' errors name, and the flags that give them here.
+_FLAGS = (("statement_type='quads'", "--statement-type quads"),
+          ("rows_per_frame", "--rows-per-frame"),
+          ("max_name_table_size", "--max-name-table-size"),
+          ("enable generalized_statements", "give --generalized"))
+
+
+def _amount(n: int, one: str, many: str = "") -> str:
+    """``1 frame``, ``2 frames`` (``many``: an irregular plural)."""
+    return f"{n} {one if n == 1 else many or one + 's'}"
 
 
 # -------------------------------------------------------------------------- formats and I/O
@@ -89,11 +99,9 @@ def _open_patch(path: str, name: str | None, syntax: str | None = None,
     fmt = _input_format(name, path)
     with open_input(path) as stream:
         head, stream = peek(stream, 64)
+        if fmt in (None, formats.JELLY_PATCH):
+            _check_jelly_kind(head, path, patch=True)
         told = formats.sniff(head)
-        if told is formats.JELLY and fmt in (None, formats.JELLY_PATCH):
-            which = "stdin" if is_stdio(path) else repr(path)
-            raise JellyError(f"{which} is a Jelly-RDF stream, not Jelly-Patch (read it with "
-                             f"jelly convert)")
         if fmt is None:
             fmt = told if told is formats.JELLY_PATCH else formats.RDF_PATCH
         if fmt is formats.JELLY_PATCH:
@@ -103,8 +111,8 @@ def _open_patch(path: str, name: str | None, syntax: str | None = None,
             yield _Input(fmt, rdfpatch.parse(stream, syntax=syntax))
 
 
-def _add_writer_options(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("Jelly-Patch output options (default: the input's, if Jelly-Patch)")
+def _add_writer_options(p: argparse.ArgumentParser, defaults: str) -> None:
+    g = p.add_argument_group(f"Jelly-Patch output options ({defaults})")
     g.add_argument("--options-from", metavar="FILE",
                    help="copy every option from this Jelly-Patch file")
     g.add_argument("--stream-type", choices=["punctuated", "frame", "flat"],
@@ -137,8 +145,10 @@ def _writer_flags(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _open_writer(path: str, fmt: formats.RdfFormat, args: argparse.Namespace,
-                 source_options: Any = None) -> Any:
-    """A TextWriter or a PatchWriter to ``path``."""
+                 source_options: Any = None, held: list[PatchOp] | None = None) -> Any:
+    """A TextWriter or a PatchWriter to ``path``.  ``held``: all the operations, known before
+    the options are written; a PatchWriter enables the RDF-star and generalized statements
+    they need (by itself it looks at the first frame for RDF-star only)."""
     from . import patch, rdfpatch
     flags = _writer_flags(args)
     if fmt is formats.RDF_PATCH:
@@ -151,6 +161,13 @@ def _open_writer(path: str, fmt: formats.RdfFormat, args: argparse.Namespace,
         if any(k in flags for k in _WRITER_FIELDS):
             raise JellyError("--options-from cannot be combined with other option flags")
         options = patch.read_options(args.options_from)
+    elif held is not None:
+        star, generalized = statement_features(
+            (op.s, op.p, op.o, op.g) for op in held if isinstance(op, (Add, Delete)))
+        if star:
+            flags.setdefault("rdf_star", True)
+        if generalized:
+            flags.setdefault("generalized", True)
     elif source_options is not None:
         # Each option not given keeps the input's; a preset is its three table sizes.
         options = source_options
@@ -163,16 +180,32 @@ def _open_writer(path: str, fmt: formats.RdfFormat, args: argparse.Namespace,
     return patch.PatchWriter(path, options, **flags)
 
 
+@contextlib.contextmanager
+def _flags_named() -> Iterator[None]:
+    """Errors of the Jelly-Patch writer name the flags that fix them, not the API's keywords
+    (the library's messages stay the API's)."""
+    try:
+        yield
+    except (JellyEncodeError, JellyOptionsError) as exc:
+        message = exc.message
+        for keyword, flag in _FLAGS:
+            message = message.replace(keyword, flag)
+        if message == exc.message:
+            raise
+        raise type(exc)(message, offset=exc.offset, frame=exc.frame, row=exc.row,
+                        line=exc.line) from None
+
+
 # ---------------------------------------------------------------------------------- convert
 
 def cmd_convert(args: argparse.Namespace) -> int:
     out_fmt = _output_format(args.to_format, args.output)
     with _open_patch(args.input, args.from_format, args.syntax) as src:
         options = src.reader.options if src.binary else None
-        with _open_writer(args.output, out_fmt, args, options) as writer:
+        with _flags_named(), _open_writer(args.output, out_fmt, args, options) as writer:
             writer.write_all(src.ops)
     if args.verbose:
-        print(f"{writer.operations_written} operations", file=sys.stderr)
+        print(_amount(writer.operations_written, "operation"), file=sys.stderr)
     return 0
 
 
@@ -258,15 +291,15 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     fmt = formats.get(report["format"])
     if "delimited" in report:
         kind = "delimited" if report["delimited"] else "single frame"
-        print(f"file: {args.file} ({fmt.label}, {kind}, {report['frames']} frames, "
-              f"{report['patches']} patches)")
+        print(f"file: {args.file} ({fmt.label}, {kind}, {_amount(report['frames'], 'frame')}, "
+              f"{_amount(report['patches'], 'patch', 'patches')})")
         if report["options"] is not None:
             print("options:")
             for k, v in report["options"].items():
                 print(f"  {k}: {v}")
         first, table = "frame", report.get("frame_rows", ())
     else:
-        print(f"file: {args.file} ({fmt.label}, {report['patches']} patches)")
+        print(f"file: {args.file} ({fmt.label}, {_amount(report['patches'], 'patch', 'patches')})")
         first, table = "patch", report.get("patch_rows", ())
     cols = [first, *report["totals"]]
     widths = [max(len(c), 6) for c in cols]
@@ -299,8 +332,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
         checker.finish()
         what = f"{src.fmt.label}"
     if not args.quiet:
-        print(f"valid {what}: {checker.patches} patches, {checker.operations - checker.ends} "
-              f"operations")
+        print(f"valid {what}: {_amount(checker.patches, 'patch', 'patches')}, "
+              f"{_amount(checker.operations - checker.ends, 'operation')}")
     return 0
 
 
@@ -313,9 +346,9 @@ def cmd_apply(args: argparse.Namespace) -> int:
         result = apply_operations(src.ops, data)
     write_dataset(data, args.output, format=args.to_format, syntax=args.syntax)
     if args.verbose:
-        print(f"{result.added} added, {result.deleted} deleted, {result.committed} "
-              f"transactions committed, {result.aborted} aborted; {len(data)} statements",
-              file=sys.stderr)
+        print(f"{result.added} added, {result.deleted} deleted, "
+              f"{_amount(result.committed, 'transaction')} committed, {result.aborted} aborted; "
+              f"{_amount(len(data), 'statement')}", file=sys.stderr)
     return 0
 
 
@@ -324,10 +357,10 @@ def cmd_diff(args: argparse.Namespace) -> int:
     a = read_dataset(args.first, format=args.from_format, syntax=args.syntax, base=args.base)
     b = read_dataset(args.second, format=args.from_format, syntax=args.syntax, base=args.base)
     ops = diff(a, b, transaction=not args.no_transaction)
-    with _open_writer(args.output, out_fmt, args) as writer:
+    with _flags_named(), _open_writer(args.output, out_fmt, args, held=ops) as writer:
         writer.write_all(ops)
     if args.verbose:
-        print(f"{len(ops)} operations", file=sys.stderr)
+        print(_amount(len(ops), "operation"), file=sys.stderr)
     return 0
 
 
@@ -369,7 +402,7 @@ def add_commands(subparsers: Any) -> None:
     p.add_argument("--to", dest="to_format", metavar="FORMAT", help=to_help)
     p.add_argument("-v", "--verbose", action="store_true", help="print counts on stderr")
     _syntax_option(p)
-    _add_writer_options(p)
+    _add_writer_options(p, "default: the input's, if Jelly-Patch")
     p.set_defaults(func=cmd_convert)
 
     p = sub.add_parser("inspect", help="show options and operations per kind per frame",
@@ -427,5 +460,6 @@ def add_commands(subparsers: Any) -> None:
     p.add_argument("--base", metavar="IRI", help="base IRI of relative IRIs in A and B")
     p.add_argument("-v", "--verbose", action="store_true", help="print counts on stderr")
     _syntax_option(p)
-    _add_writer_options(p)
+    _add_writer_options(p, "RDF-star and generalized statements are enabled when the patch "
+                           "holds them")
     p.set_defaults(func=cmd_diff)

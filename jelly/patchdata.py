@@ -31,14 +31,15 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Protocol, S
 
 from ._patchops import (TX_COMMIT, TX_START, Add, Delete, EndOfPatch, Header,
                         PatchOp, PrefixAdd, PrefixDelete, TxAbort, TxCommit, TxStart)
-from ._terms import DEFAULT_GRAPH, IRI, DefaultGraph
+from ._terms import DEFAULT_GRAPH, IRI, DefaultGraph, Literal, Triple
 from .errors import JellyError
 
 if TYPE_CHECKING:
     from .io import Input, Output
+    from .options import StreamOptions
 
 __all__ = ["PatchChecker", "PatchTarget", "ApplyResult", "apply_operations", "Dataset",
-           "read_dataset", "write_dataset", "diff", "OPERATION_NAMES"]
+           "read_dataset", "write_dataset", "diff", "statement_features", "OPERATION_NAMES"]
 
 #: The row code of each operation type (what errors and reports call them).
 OPERATION_NAMES: dict[type, str] = {
@@ -232,6 +233,24 @@ class Dataset:
             yield st[:3] if type(st[3]) is DefaultGraph else st
 
 
+def _check_jelly_kind(head: bytes, source: object, patch: bool) -> None:
+    """Refuse a Jelly-RDF stream where Jelly-Patch is expected (``patch``) and the reverse:
+    both start with an options row, and the other's rows then fail with a message that does
+    not say why."""
+    from . import formats
+    from .io import is_stdio
+    told = formats.sniff(head, (formats.JELLY, formats.JELLY_PATCH))
+    if told is None or (told is formats.JELLY_PATCH) == patch:
+        return
+    which = "stdin" if is_stdio(source) else repr(os.fspath(source)) \
+        if isinstance(source, (str, os.PathLike)) else "the input"
+    if patch:
+        raise JellyError(f"{which} is a Jelly-RDF stream, not Jelly-Patch (read it with jelly "
+                         f"convert)")
+    raise JellyError(f"{which} is a Jelly-Patch stream, not Jelly-RDF (read it with jelly "
+                     f"patch)")
+
+
 def read_dataset(source: Input, *, format: str | None = None, syntax: str | None = None,
                  base: str | None = None) -> Dataset:
     """A dataset from ``source`` (path, ``"-"``, bytes, binary file) in any format of the
@@ -239,13 +258,16 @@ def read_dataset(source: Input, *, format: str | None = None, syntax: str | None
     :func:`jelly.convert.convert`."""
     from . import formats
     from .convert import _format, open_source, sniff_input
-    from .io import open_input
+    from .io import open_input, peek
     fmt = _format(format, source, "input", formats.RDF)
     if base is None and isinstance(source, (str, os.PathLike)) and os.fspath(source) != "-":
         base = pathlib.Path(os.fspath(source)).resolve().as_uri()
     data = Dataset()
     with contextlib.ExitStack() as stack:
         stream = stack.enter_context(open_input(source))
+        if fmt in (None, formats.JELLY):
+            head, stream = peek(stream, 64)
+            _check_jelly_kind(head, source, patch=False)
         if fmt is None:
             fmt, stream = sniff_input(stream, source)
         src = open_source(stream, fmt, syntax=syntax, base=base)
@@ -258,15 +280,46 @@ def read_dataset(source: Input, *, format: str | None = None, syntax: str | None
     return data
 
 
+def _features(s: Any, p: Any, o: Any) -> tuple[bool, bool]:
+    star = type(s) is Triple or type(p) is Triple or type(o) is Triple
+    generalized = type(s) is Literal or type(p) is not IRI
+    if star and not generalized:
+        generalized = any(type(t) is Triple and _features(t.s, t.p, t.o)[1] for t in (s, p, o))
+    return star, generalized
+
+
+def statement_features(statements: Iterable[Sequence[Any]]) -> tuple[bool, bool]:
+    """Whether ``statements`` hold a quoted triple, and whether one is generalized (a literal
+    subject or graph, a predicate that is not an IRI; in quoted triples too): what a Jelly
+    writer's ``rdf_star`` and generalized statements must be.  Statements held whole tell it
+    before the options are written, which a stream cannot."""
+    star = generalized = False
+    for st in statements:
+        one_star, one_generalized = _features(st[0], st[1], st[2])
+        star = star or one_star
+        generalized = generalized or one_generalized or (len(st) > 3 and type(st[3]) is Literal)
+        if star and generalized:
+            break
+    return star, generalized
+
+
 class _Held:
     """The source a sink is opened for: a dataset held in memory (one flat frame)."""
 
     text = False
     grouped = False
-    options = None
 
-    def __init__(self, quads: bool) -> None:
-        self.quads = quads
+    def __init__(self, data: Dataset) -> None:
+        self.quads = data.quads
+        self._data = data
+
+    @property
+    def options(self) -> StreamOptions:
+        """The options of Jelly output (only a Jelly sink asks): those the dataset needs, where
+        ``jelly convert`` must be told (``--rdf-star``, ``--generalized``)."""
+        from .options import make_options
+        star, generalized = statement_features(self._data.statements)
+        return make_options(quads=self.quads, rdf_star=star, generalized_statements=generalized)
 
 
 def write_dataset(data: Dataset, destination: Output, *, format: str | None = None,
@@ -282,7 +335,7 @@ def write_dataset(data: Dataset, destination: Output, *, format: str | None = No
     _check_output(fmt, is_stdio(destination))
     frame = TextFrame(list(data), list(data.namespaces.items()))
     with open_output(destination) as out:
-        sink = open_sink(out, fmt, _Held(data.quads), syntax=syntax)  # type: ignore[arg-type]
+        sink = open_sink(out, fmt, _Held(data), syntax=syntax)  # type: ignore[arg-type]
         write_frames(sink, [(frame, False)])
 
 

@@ -488,6 +488,22 @@ def test_namespace_without_graph_in_quads_repeats_or_is_the_default_graph():
         PrefixDelete("a", None, jelly.BlankNode("g")), END_OF_PATCH]
 
 
+def test_a_namespace_first_without_graph_is_the_graph_a_statement_repeats():
+    """The default graph that a first namespace row without a graph is read as is the last
+    graph, as a graph term of the row would be: a statement without one repeats it (and the
+    upb oracle, leniently, reads the same)."""
+    n = PB.RdfIri(name_id=1)
+    data = stream(frame(
+        options(statement=2), name("n"),
+        PB.RdfPatchRow(namespace_add=PB.RdfPatchNamespace(name="a", value=n)),
+        add_row(s_iri=n, p_iri=n, o_iri=n), PUNCT))
+    ops = list(patch.parse(data))
+    assert ops == [PrefixAdd("a", jelly.IRI("n"), jelly.DEFAULT_GRAPH),
+                   Add(jelly.IRI("n"), jelly.IRI("n"), jelly.IRI("n"), jelly.DEFAULT_GRAPH),
+                   END_OF_PATCH]
+    assert rp.decode_full(data, strict=False).operations == neutral(ops)
+
+
 def test_inputs_gzip_file_objects_and_pipes(tmp_path):
     ops = [Add(I("s"), I("p"), I(f"o{i}")) for i in range(3000)] + [END_OF_PATCH]
     data = patch.serialize(ops, rows_per_frame=100)

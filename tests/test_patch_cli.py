@@ -115,6 +115,26 @@ def test_convert_statement_types(tmp_path):
     assert out.read_bytes() == b"old"                 # atomic: a failure leaves it as it was
 
 
+def test_writer_errors_name_the_flags_not_the_api_keywords(tmp_path):
+    """The writer's errors name its keywords (statement_type='quads'); the command line names
+    its flags instead, and the library keeps its own words."""
+    mixed = tmp_path / "mixed.rdfp"
+    mixed.write_bytes(b'A <http://ex/s> <http://ex/p> "1" .\n'
+                      b'A <http://ex/s> <http://ex/p> "2" <http://ex/g> .\n')
+    line = fails("patch", "convert", mixed, tmp_path / "p.jellyp",
+                 match="statement type TRIPLES (use --statement-type quads)")
+    assert "statement_type" not in line
+    (tmp_path / "g.rdfp").write_bytes(b'A "s" <http://ex/p> <http://ex/o> .\n')
+    fails("patch", "convert", tmp_path / "g.rdfp", tmp_path / "p.jellyp",
+          match="a generalized statement; give --generalized")
+    (tmp_path / "a.nq").write_bytes(A_NQ)
+    (tmp_path / "b.nq").write_bytes(B_NQ)
+    fails("patch", "diff", tmp_path / "a.nq", tmp_path / "b.nq", tmp_path / "p.jellyp",
+          "--max-name-table-size", "2", match="--max-name-table-size must be at least 8, not 2")
+    with pytest.raises(jelly.JellyEncodeError, match=r"\(use statement_type='quads'\)"):
+        jpatch.serialize(rdfpatch.parse(mixed))
+
+
 def test_convert_tables_frames_and_flags(tmp_path):
     out = tmp_path / "p.jellyp"
     ok("patch", "convert", STAX_EX, out, "--preset", "small", "--rows-per-frame", "50")
@@ -134,7 +154,7 @@ def test_convert_tables_frames_and_flags(tmp_path):
     assert jpatch.read_options(out).rdf_star is True
     fails("patch", "convert", STAR_EX, out, "--rows-per-frame", "1", match="rdf_star")
     fails("patch", "convert", STAX_EX, out, "--max-name-table-size", "4", match="at least 8")
-    fails("patch", "convert", STAX_EX, out, "--rows-per-frame", "0", match="rows_per_frame")
+    fails("patch", "convert", STAX_EX, out, "--rows-per-frame", "0", match="--rows-per-frame")
 
 
 def test_convert_single_frame(tmp_path):
@@ -258,8 +278,20 @@ def test_inspect_jelly_patch_frames(tmp_path):
     report = json.loads(ok("patch", "inspect", out, "--json"))
     assert report["frames"] > 5 and report["patches"] == 1 and report["totals"]["SEG"] == 1
     assert all(row["SEG"] == 0 for row in report["frame_rows"])
-    assert f"(Jelly-Patch, delimited, {report['frames']} frames, 1 patches)" in \
+    assert f"(Jelly-Patch, delimited, {report['frames']} frames, 1 patch)" in \
         ok("patch", "inspect", out).decode()
+
+
+def test_counts_of_one_are_singular(tmp_path):
+    one = tmp_path / "one.rdfp"
+    one.write_bytes(b'A <http://ex/s> <http://ex/p> "y" .\n')
+    ok("patch", "convert", one, tmp_path / "one.jellyp")
+    assert "(Jelly-Patch, delimited, 1 frame, 1 patch)" in \
+        ok("patch", "inspect", tmp_path / "one.jellyp").decode()
+    assert "(RDF Patch, 1 patch)" in ok("patch", "inspect", one).decode()
+    assert ok("patch", "validate", one) == b"valid RDF Patch: 1 patch, 1 operation\n"
+    code, _, err = run("patch", "convert", one, tmp_path / "one.jellyp", "-v")
+    assert code == 0 and err == "1 operation\n"
 
 
 def test_inspect_text_per_patch(tmp_path):
@@ -314,7 +346,7 @@ def test_text_inspect_holds_no_operations():
 
 @pytest.mark.parametrize("example", sorted(EXAMPLES.glob("*.rdfp")))
 def test_validate_the_examples(example, tmp_path):
-    assert ok("patch", "validate", example).startswith(b"valid RDF Patch: 1 patches")
+    assert ok("patch", "validate", example).startswith(b"valid RDF Patch: 1 patch, ")
     ok("patch", "convert", example, tmp_path / "p.jellyp", "--rdf-star")
     assert ok("patch", "validate", tmp_path / "p.jellyp", "-q") == b""
 
@@ -387,7 +419,7 @@ def test_apply_transactions_and_formats(tmp_path):
                       b"TX .\nD _:b <http://ex/p> <http://ex/o> .\nTA .\n"
                       b"A _:c <http://ex/p> <http://ex/o> .\n")
     code, _, err = run("patch", "apply", data, patch, tmp_path / "out.nq", "-v")
-    assert code == 0 and err == ("2 added, 1 deleted, 1 transactions committed, 1 aborted; "
+    assert code == 0 and err == ("2 added, 1 deleted, 1 transaction committed, 1 aborted; "
                                  "4 statements\n")
     assert iso.unordered_isomorphic(nq((tmp_path / "out.nq").read_bytes()), nq(
         b'<http://ex/a> <http://ex/p> "2" <http://ex/g> .\n'
@@ -442,6 +474,37 @@ def test_apply_prefixes_to_a_jelly_dataset(tmp_path):
     assert namespaces == {"ex": "http://ex2/", "new": "http://new/"}
 
 
+STAR_NQ = b'<< <http://ex/s> <http://ex/p> <http://ex/o> >> <http://ex/q> "x" .\n'
+
+
+def test_apply_writes_jelly_with_the_options_the_result_needs(tmp_path):
+    """The result is held whole, so its Jelly output enables RDF-star and generalized
+    statements when the result holds them (apply has no option flags to ask for them), and
+    not otherwise."""
+    (tmp_path / "a.nq").write_bytes(STAR_NQ)
+    ok("convert", tmp_path / "a.nq", tmp_path / "a.jelly", "--rdf-star")
+    (tmp_path / "p.rdfp").write_bytes(b'A <http://ex/s> <http://ex/p> "y" .\n')
+    expected = nq(STAR_NQ + b'<http://ex/s> <http://ex/p> "y" .\n')
+    for data in ("a.jelly", "a.nq"):
+        for out in ("out.jelly", "out.jelly.txt"):
+            ok("patch", "apply", tmp_path / data, tmp_path / "p.rdfp", tmp_path / out)
+        options = jelly.read_options(tmp_path / "out.jelly")
+        assert (options.rdf_star, options.generalized_statements) == (True, False), data
+        back = ok("convert", tmp_path / "out.jelly", "-", "--to", "nq")
+        assert iso.unordered_isomorphic(nq(back), expected), data
+        assert nq(ok("convert", tmp_path / "out.jelly.txt", "-", "--to", "nq")) == nq(back)
+    # a literal subject (in a quoted triple too) is a generalized statement
+    for text in (b'A "s" <http://ex/p> <http://ex/o> .\n',
+                 b'A << "s" <http://ex/p> <http://ex/o> >> <http://ex/p> <http://ex/o> .\n'):
+        (tmp_path / "g.rdfp").write_bytes(text)
+        ok("patch", "apply", tmp_path / "a.nq", tmp_path / "g.rdfp", tmp_path / "out.jelly")
+        assert jelly.read_options(tmp_path / "out.jelly").generalized_statements, text
+    (tmp_path / "plain.nq").write_bytes(b"<http://ex/s> <http://ex/p> <http://ex/o> .\n")
+    ok("patch", "apply", tmp_path / "plain.nq", tmp_path / "p.rdfp", tmp_path / "out.jelly")
+    options = jelly.read_options(tmp_path / "out.jelly")
+    assert (options.rdf_star, options.generalized_statements) == (False, False)
+
+
 def test_apply_errors_write_nothing(tmp_path):
     data = tmp_path / "a.nq"
     data.write_bytes(A_NQ)
@@ -458,6 +521,24 @@ def test_apply_errors_write_nothing(tmp_path):
     fails("patch", "apply", tmp_path / "none.nq", tmp_path / "p.rdfp", out, match="cannot open")
     (tmp_path / "bad.nq").write_bytes(b"<http://ex/a> <http://ex/p> .\n")
     fails("patch", "apply", tmp_path / "bad.nq", tmp_path / "p.rdfp", out, match="line 1")
+
+
+def test_a_jelly_patch_given_as_a_dataset_is_named_so(tmp_path):
+    """A Jelly-Patch file where a dataset is expected is told apart, as a Jelly-RDF file given
+    as a patch is, and not reported as a row the Jelly-RDF decoder does not know."""
+    (tmp_path / "p.rdfp").write_bytes(b'A <http://ex/s> <http://ex/p> "y" .\n')
+    ok("patch", "convert", tmp_path / "p.rdfp", tmp_path / "one.jelly")
+    (tmp_path / "a.nq").write_bytes(A_NQ)
+    fails("patch", "apply", tmp_path / "one.jelly", tmp_path / "p.rdfp", "-",
+          match=f"error: {str(tmp_path / 'one.jelly')!r} is a Jelly-Patch stream, not Jelly-RDF")
+    fails("patch", "apply", "-", tmp_path / "p.rdfp", "-", "--from", "jelly",
+          stdin=gzip.compress((tmp_path / "one.jelly").read_bytes()),
+          match="error: stdin is a Jelly-Patch stream, not Jelly-RDF")
+    fails("patch", "diff", tmp_path / "a.nq", tmp_path / "one.jelly", "-",
+          match="is a Jelly-Patch stream, not Jelly-RDF")
+    from jelly.patchdata import read_dataset
+    with pytest.raises(jelly.JellyError, match="^the input is a Jelly-Patch stream"):
+        read_dataset((tmp_path / "one.jelly").read_bytes(), format="jelly")
 
 
 # -- diff --------------------------------------------------------------------------------------
@@ -497,6 +578,31 @@ def test_diff_namespaces(tmp_path):
     out = ok("patch", "diff", tmp_path / "a.jelly", tmp_path / "b.jelly", "-")
     assert out == (b'TX .\nPD "a" .\nPD "x" .\nPA "b" <http://b/> .\nPA "x" <http://y/> .\n'
                    b"TC .\n")
+
+
+def test_diff_writes_jelly_patch_with_the_options_the_patch_needs(tmp_path):
+    """The patch is held whole, so a quoted triple after its first frame (where the writer
+    alone settles rdf_star) and a generalized statement are announced in its options."""
+    plain = b"".join(b'<http://ex/s> <http://ex/p> "%d" .\n' % i for i in range(5))
+    (tmp_path / "a.nq").write_bytes(b"")
+    (tmp_path / "b.nq").write_bytes(plain + STAR_NQ)
+    (tmp_path / "g.nq").write_bytes(b'"s" <http://ex/p> <http://ex/o> .\n')
+    for b, star, generalized in (("b.nq", True, False), ("g.nq", False, True)):
+        ok("patch", "diff", tmp_path / "a.nq", tmp_path / b, tmp_path / "d.jellyp",
+           "--rows-per-frame", "2")
+        options = jpatch.read_options(tmp_path / "d.jellyp")
+        assert (options.rdf_star, options.generalized_statements) == (star, generalized), b
+        assert text_of(tmp_path / "d.jellyp") == \
+            ok("patch", "diff", tmp_path / "a.nq", tmp_path / b, "-"), b
+
+
+def test_diff_help_does_not_promise_the_inputs_options():
+    """diff's inputs are datasets: its output options are not an input's, as convert's are."""
+    convert = ok("patch", "convert", "--help").decode()
+    diff_help = ok("patch", "diff", "--help").decode()
+    assert "the input's, if Jelly-Patch" in convert and "the input's" not in diff_help
+    assert "generalized statements are enabled when the patch holds them" in \
+        " ".join(diff_help.split())
 
 
 # -- apply(A, diff(A, B)) is B, on random datasets -----------------------------------------

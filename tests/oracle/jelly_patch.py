@@ -188,9 +188,9 @@ class _Decoder(rd._Decoder):
             if self.options.statement_type == QUADS and ns.WhichOneof("graph") is None \
                     and "g" not in self.prev:
                 # A repeated graph with nothing to repeat: read as the default graph (what
-                # jelly-jvm writes for a namespace without a graph).
+                # jelly-jvm writes for a namespace without a graph), the graph to repeat next.
                 self.soft("namespace without a graph and no earlier graph")
-                g = DEFAULT_GRAPH
+                g = self.prev["g"] = DEFAULT_GRAPH
             else:
                 g = self.graph_of(ns)
             out.append(("PA" if kind == "namespace_add" else "PD", ns.name, iri, g))
