@@ -742,6 +742,24 @@ def test_a_certificate_that_does_not_load_is_refused_in_one_line(tmp_path):
 
 # -- security ------------------------------------------------------------------------------------
 
+@pytest.mark.parametrize("args", [
+    ("serve", "--max-queue-frames", "0"), ("serve", "--max-queue-bytes", "0"),
+    ("serve", "--max-workers", "0"), ("serve", "--max-message-size", "10G"),
+    ("serve", "--max-message-size", "-5"), ("serve", "--grace", "-1"),
+    ("serve", "--keepalive", "0"), ("serve", "--linger", "nan"),
+    ("publish", "t", "x.nt", "--server", "127.0.0.1:1", "--timeout", "0"),
+    ("subscribe", "t", "x.nt", "--server", "127.0.0.1:1", "--limit-frames", "0"),
+])
+def test_numbers_out_of_range_are_usage_errors(args):
+    """They ended in an internal error (a ValueError or OverflowError of the server), or were
+    taken (a negative grace)."""
+    proc = run_jelly(*args, timeout=60)
+    lines = proc.stderr.decode().strip().splitlines()
+    assert proc.returncode == 1 and lines == [lines[-1]]
+    assert lines[-1].startswith(f"jelly: error: argument {args[-2]}: ")
+    assert "internal error" not in proc.stderr.decode()
+
+
 def test_an_empty_token_is_refused_not_taken_as_none(tmp_path):
     """An empty --token-file (a secret never provisioned) started an open broker."""
     (tmp_path / "empty.tok").write_text("\n")

@@ -57,11 +57,33 @@ def _size(text: str) -> int:
     t = text.strip().lower().removesuffix("ib").removesuffix("b")
     try:
         if t and t[-1] in units:
-            return int(float(t[:-1]) * units[t[-1]])
-        return int(t)
+            n = int(float(t[:-1]) * units[t[-1]])
+        else:
+            n = int(t)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a size: {text!r} (e.g. 4194304, 4M, 512k)") \
             from None
+    if not 0 < n < 1 << 31:         # gRPC's sizes are 32-bit
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size from 1 byte to 2G - 1")
+    return n
+
+
+def _number(kind: type, least: float, what: str) -> Any:
+    """An argparse type: a ``kind`` (int or float) of at least ``least``."""
+    def parse(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            value = None
+        if value is None or value != value or value < least:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what}")
+        return value
+    return parse
+
+
+_COUNT = _number(int, 1, "a whole number of 1 or more")
+_SECONDS = _number(float, 0, "a number of 0 or more")
+_WAIT = _number(float, 1e-9, "a number above 0")
 
 
 def _auth_options(p: argparse.ArgumentParser, server: bool) -> None:
@@ -513,7 +535,7 @@ def add_commands(sub: Any) -> None:
                        help=f"port (default {DEFAULT_PORT}; 0 picks a free one)")
     _auth_options(serve, True)
     g = serve.add_argument_group("limits")
-    g.add_argument("--max-queue-frames", type=int, default=1024, metavar="N",
+    g.add_argument("--max-queue-frames", type=_COUNT, default=1024, metavar="N",
                    help="frames a subscriber may fall behind before it is dropped "
                         "(default 1024)")
     g.add_argument("--max-queue-bytes", type=_size, default=64 << 20, metavar="BYTES",
@@ -521,19 +543,19 @@ def add_commands(sub: Any) -> None:
     g.add_argument("--max-name-table-size", type=int, default=4096, metavar="N")
     g.add_argument("--max-prefix-table-size", type=int, default=1024, metavar="N")
     g.add_argument("--max-datatype-table-size", type=int, default=256, metavar="N")
-    serve.add_argument("--max-workers", type=int, default=64, metavar="N",
+    serve.add_argument("--max-workers", type=_COUNT, default=64, metavar="N",
                        help="threads, i.e. calls served at once (not with --asyncio; "
                             "default 64)")
     serve.add_argument("--asyncio", action="store_true", help="serve with grpc.aio")
-    serve.add_argument("--keepalive", type=float, default=10.0, metavar="SECONDS",
+    serve.add_argument("--keepalive", type=_WAIT, default=10.0, metavar="SECONDS",
                        help="ping idle connections this often (0: never; default 10)")
-    serve.add_argument("--linger", type=float, default=5.0, metavar="MS",
+    serve.add_argument("--linger", type=_SECONDS, default=5.0, metavar="MS",
                        help="a subscriber of a busy flat stream gets at most one message per "
                             "MS milliseconds, its frames merged (default 5; 0: no waiting)")
-    serve.add_argument("--drop-grace", type=float, default=10.0, metavar="SECONDS",
+    serve.add_argument("--drop-grace", type=_SECONDS, default=10.0, metavar="SECONDS",
                        help="cancel a dropped subscriber that does not read after this long "
                             "(default 10)")
-    serve.add_argument("--grace", type=float, default=5.0, metavar="SECONDS",
+    serve.add_argument("--grace", type=_SECONDS, default=5.0, metavar="SECONDS",
                        help="at shutdown, wait this long for calls to finish (default 5)")
     serve.add_argument("-q", "--quiet", action="store_true",
                        help="only the 'serving ... on HOST:PORT' line on stderr")
@@ -550,12 +572,12 @@ def add_commands(sub: Any) -> None:
     pub.add_argument("--from", dest="from_format", metavar="FORMAT", help=f"input format ({names})")
     pub.add_argument("--messages", action="store_true",
                      help="the input is an RDF message log: one frame per message")
-    pub.add_argument("--timeout", type=float, metavar="SECONDS",
+    pub.add_argument("--timeout", type=_WAIT, metavar="SECONDS",
                      help="give up the call after this long (default: never)")
     pub.add_argument("--wait", action="store_true", help="wait for the server to be up")
     _auth_options(pub, False)
     _option_flags(pub, "stream options (default: the input's or the big preset)")
-    pub.add_argument("--rows-per-frame", type=int, default=256, metavar="N",
+    pub.add_argument("--rows-per-frame", type=_COUNT, default=256, metavar="N",
                      help="rows per frame when encoding (default 256)")
     pub.add_argument("-v", "--verbose", action="store_true",
                      help="print the frames and statements published on stderr")
@@ -575,7 +597,7 @@ def add_commands(sub: Any) -> None:
     subs.add_argument("--messages", action="store_true",
                       help="one message per frame ('# @message' blocks, one JSON-LD document "
                            "per line)")
-    subs.add_argument("--limit-frames", type=int, metavar="N", help="stop after N frames")
+    subs.add_argument("--limit-frames", type=_COUNT, metavar="N", help="stop after N frames")
     subs.add_argument("--reconnect", action="store_true",
                       help="reconnect with back-off when the server goes away")
     _auth_options(subs, False)
