@@ -28,6 +28,10 @@ _STOPPING = (signal.SIGINT, *ENDING_SIGNALS)
 
 
 def _need_grpc() -> None:
+    # gRPC's core logs its own lines of what jelly reports as one error (a port in use, a
+    # certificate that does not load); GRPC_VERBOSITY set by the user still wins.  It is read
+    # when grpc is first imported.
+    os.environ.setdefault("GRPC_VERBOSITY", "NONE")
     try:
         import grpc  # noqa: F401
     except ImportError:
