@@ -258,7 +258,11 @@ def _by_name(source: Input) -> _formats.RdfFormat | None:
 def _options_of(path: Input) -> StreamOptions:
     """The stream options of a Jelly or Jelly-Text file (its first options row)."""
     from .reader import read_options
-    return read_options(_as_jelly(path, _by_name(path)))
+    try:
+        return read_options(_as_jelly(path, _by_name(path)))
+    except JellyError as exc:       # not the input's error: say whose
+        exc.name_source(f"in the options file {_name(path)}")
+        raise
 
 
 def validate(source: Input, *, compare_to: Input | None = None,

@@ -17,6 +17,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
+from . import formats
 from ._transcode import Transcoder
 from .errors import JellyError
 from .io import FrameReader, not_jelly, open_input, open_output
@@ -158,6 +159,10 @@ def cmd_transcode(args: argparse.Namespace) -> int:
     if len(args.files) < 2:
         raise JellyError("give at least one input and the output")
     *inputs, output = args.files
+    named = formats.for_path(output) if output != "-" else None
+    if named is not None and named is not formats.JELLY:
+        raise JellyError(f"transcode writes Jelly, and {output!r} names {named.label}; "
+                         f"write it with jelly convert")
     fields = {k: getattr(args, k) for k in OPTION_FIELDS}
     options = None
     if args.options_from:

@@ -394,6 +394,10 @@ def test_compare_frames(log, tmp_path):
 
 def test_options_file(log, tmp_path):
     ok("validate", log, "--options-file", log)
+    # a broken options file is named: the error is not the input's
+    (tmp_path / "garbage.bin").write_bytes(b"\x7f" + bytes(range(60)))
+    assert fails("validate", log, "--options-file", tmp_path / "garbage.bin").startswith(
+        f"jelly: error: in the options file '{tmp_path / 'garbage.bin'}': ")
     ok("convert", SENSORS, tmp_path / "flat.jelly")
     fails("validate", log, "--options-file", tmp_path / "flat.jelly",
           match="logical_type is 'GRAPHS', not 'FLAT_TRIPLES'")

@@ -439,6 +439,22 @@ def test_cli_transcode_merges_and_reoptions(tmp_path):
     assert options.max_name_table_size == 128 and options.physical_type == 2
 
 
+def test_cli_transcode_writes_no_jelly_under_the_name_of_another_format(tmp_path):
+    jelly.serialize(STATEMENTS_FOR_NAMES, tmp_path / "in.jelly")
+    for name, label in (("out.ttl", "Turtle"), ("out.nt", "N-Triples"),
+                        ("out.jelly.txt", "Jelly-Text")):
+        proc = run_jelly("transcode", tmp_path / "in.jelly", tmp_path / name)
+        assert proc.returncode == 1 and f"names {label}; write it with jelly convert" in \
+            proc.stderr.decode() and not (tmp_path / name).exists()
+    for name in ("out.jelly", "out.jelly.gz", "out.bin"):
+        proc = run_jelly("transcode", tmp_path / "in.jelly", tmp_path / name)
+        assert proc.returncode == 0, proc.stderr
+        assert list(jelly.parse(tmp_path / name)) == STATEMENTS_FOR_NAMES
+
+
+STATEMENTS_FOR_NAMES = [(jelly.IRI("http://s"), jelly.IRI("http://p"), jelly.Literal("o"))]
+
+
 def test_cli_transcode_options_from_a_file(tmp_path):
     """--options-from failed on every file ("give either options or option fields"): the flags
     not given reached the library as fields set to None."""
