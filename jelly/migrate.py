@@ -9,13 +9,14 @@ a triple through a reifier: ``_:r rdf:reifies <<( s p o )>> . _:r :source :x .``
   RDF-star annotations ``{| ... |}`` come out in N-Triples) by a blank-node reifier and adds its
   ``rdf:reifies`` statement; quoted triples in the object position stay (they are RDF 1.2 triple
   terms).  One quoted triple gets one reifier, everywhere in the stream: the reifier's label is
-  derived from the triple (``r`` + 32 hex digits of a BLAKE2b digest of its N-Triples form).
+  derived from the triple (``r`` + 32 hex digits of a BLAKE2b digest of its N-Triples form);
+  its ``rdf:reifies`` statement goes into each graph, and each message, that uses it.
 * :func:`to_rdf_star` is the reverse: a blank node that ``rdf:reifies`` one triple term is
   replaced by that quoted triple and the ``rdf:reifies`` statement is dropped (kept as it is,
   ``_:r rdf:reifies << s p o >>``, for a reifier no other statement uses).  It refuses input
-  where that would lose information (one reifier of two triples, two reifiers of one triple, a
-  reifier used before its ``rdf:reifies`` statement); memory grows with the number of
-  reifiers and of blank nodes.
+  where that would lose information (one reifier of two triples, two reifiers of one triple
+  in one message, a reifier used before its ``rdf:reifies`` statement); memory grows with the
+  number of reifiers and of blank nodes.
 
 Both are generators over statements (3- or 4-tuples of :mod:`jelly` terms), so they stream.
 """
@@ -51,7 +52,8 @@ def to_rdf12(statements: Iterable[Any]) -> Iterator[tuple[Any, ...]]:
 
 
 class ToRdf12:
-    """:func:`to_rdf12` that keeps its state from one call to the next (frames of a stream)."""
+    """:func:`to_rdf12` that keeps its state from one call to the next (frames of a stream);
+    each message of a message log needs a new one (its blank nodes are its own)."""
 
     def __init__(self) -> None:
         self._emitted: OrderedDict[tuple[BlankNode, Any], None] = OrderedDict()
@@ -202,8 +204,11 @@ class ToRdfStar:
 
     def unused(self) -> list[tuple[Any, ...]]:
         """The ``rdf:reifies`` statements of the reifiers that no other statement used, as
-        they were (``_:r rdf:reifies << s p o >>``): call it at the end of the statements."""
+        they were (``_:r rdf:reifies << s p o >>``): call it at the end of the statements
+        (of a document, or of a message of a log)."""
         graphs, self._graph = self._graph, {}
+        # A message's blank nodes are its own: the next one may give the triple another reifier.
+        self._reifier.clear()
         return [(b, RDF_REIFIES, self._reified[b]) + graph for b, graph in graphs.items()
                 if b not in self._used]
 

@@ -210,3 +210,37 @@ def test_rdf_star_data_of_the_jelly_conformance_suite(tmp_path, capsys):
         assert rc == 0, (path, err)
         rc, err = run("convert", jelly, back, "--to-rdf-star")
         assert rc == 0 and unordered_isomorphic(read(back), expected), (path, err)
+
+
+def test_each_message_has_its_own_rdf_reifies(tmp_path):
+    """A blank node label of a message log names a node of its own message only, so every
+    message (a frame of a grouped Jelly stream too) that uses a reifier needs its own
+    ``rdf:reifies`` statement; with one in the first message only, the way back lost the
+    quoted triple of the second."""
+    import jelly
+    quoted = "<< <http://example/a> <http://example/b> <http://example/c> >>"
+    log = tmp_path / "star.nq"
+    log.write_text(f"# @message\n{quoted} <http://example/p> \"1\" .\n"
+                   f"# @message\n{quoted} <http://example/p> \"2\" .\n")
+    reifies = f"_:{reifier_of(T).value} <{RDF_REIFIES.value}> "
+    for fmt in ("nq", "trig"):
+        out = tmp_path / f"rdf12.{fmt}"
+        proc = run_jelly("convert", log, out, "--to-rdf12", "--messages")
+        assert proc.returncode == 0, proc.stderr
+        messages = out.read_text().split("# @message\n")[1:]
+        assert len(messages) == 2 and all(reifies in m for m in messages), messages
+    back = run_jelly("convert", tmp_path / "rdf12.nq", "-", "--to", "nq", "--to-rdf-star",
+                     "--messages")
+    assert back.returncode == 0, back.stderr
+    assert back.stdout.decode() == log.read_text()
+    # Jelly: the log's messages are frames, and a grouped stream's frames are messages
+    star, rdf12 = tmp_path / "star.jelly", tmp_path / "rdf12.jelly"
+    assert run_jelly("convert", log, star, "--rdf-star").returncode == 0
+    for src in (log, star):
+        proc = run_jelly("convert", src, rdf12, "--to-rdf12", "--rdf-star")
+        assert proc.returncode == 0, proc.stderr
+        frames = [list(f.statements) for f in jelly.parse_frames(rdf12)]
+        assert len(frames) == 2 and all(st[1] == RDF_REIFIES for st, _ in frames), frames
+    back = run_jelly("convert", rdf12, "-", "--to", "nq", "--to-rdf-star", "--messages")
+    assert back.returncode == 0, back.stderr
+    assert back.stdout.decode() == log.read_text()
