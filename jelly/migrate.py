@@ -15,8 +15,9 @@ a triple through a reifier: ``_:r rdf:reifies <<( s p o )>> . _:r :source :x .``
   replaced by that quoted triple and the ``rdf:reifies`` statement is dropped (kept as it is,
   ``_:r rdf:reifies << s p o >>``, for a reifier no other statement uses).  It refuses input
   where that would lose information (one reifier of two triples, two reifiers of one triple
-  in one message, a reifier used before its ``rdf:reifies`` statement); memory grows with the
-  number of reifiers and of blank nodes.
+  in one message, a reifier used before its ``rdf:reifies`` statement or in a graph without
+  one, an ``rdf:reifies`` statement in a graph where its reifier is not used but that is used
+  elsewhere); memory grows with the number of reifiers and of blank nodes.
 
 Both are generators over statements (3- or 4-tuples of :mod:`jelly` terms), so they stream.
 """
@@ -28,7 +29,7 @@ from collections import OrderedDict
 from typing import Any, Iterable, Iterator
 
 from ._ntformat import check_rdf_star, term_to_nt
-from ._terms import BlankNode, IRI, Triple
+from ._terms import BlankNode, DefaultGraph, IRI, Triple
 from .errors import JellyError
 
 __all__ = ["RDF_REIFIES", "ToRdf12", "ToRdfStar", "reifier_of", "to_rdf12", "to_rdf_star"]
@@ -115,8 +116,11 @@ def _triple_term(t: Triple, g: Any, n: int, extra: list[tuple[Any, ...]],
 def to_rdf_star(statements: Iterable[Any], *, strict: bool = True) -> Iterator[tuple[Any, ...]]:
     """RDF 1.2 statements as RDF-star: blank-node reifiers become the quoted triples they
     reify (see the module docstring).  ``strict=False`` lets several reifiers stand for one
-    triple (what an RDF 1.2 parser makes of RDF-star ``<< >>`` syntax)."""
-    return ToRdfStar(strict=strict)(statements)
+    triple (what an RDF 1.2 parser makes of RDF-star ``<< >>`` syntax).  The ``rdf:reifies``
+    statements of reifiers nothing uses come last, as they were."""
+    star = ToRdfStar(strict=strict)
+    yield from star(statements)
+    yield from star.unused()
 
 
 class ToRdfStar:
@@ -134,11 +138,17 @@ class ToRdfStar:
         self._reifier: dict[Triple, BlankNode] = {}   # and back (strict only)
         self._seen: set[BlankNode] = set()            # blank nodes used so far (strict only)
         self._held: list[Any] = []
-        # The graph of each reifier's rdf:reifies statement, and the blank nodes that other
-        # statements (or triple terms) use: a reifier never used is written back as it was
-        # (a quoted triple as object is RDF-star), or the conversion would drop it.
-        self._graph: dict[BlankNode, tuple[Any, ...]] = {}
-        self._used: set[BlankNode] = set()
+        # The rdf:reifies statements of this message (reifier and graph), and the blank nodes
+        # that other statements (or triple terms) use, per graph (_key): a reifier never used
+        # is written back as it was (a quoted triple as object is RDF-star), or the conversion
+        # would drop it.
+        self._graph: dict[Any, tuple[BlankNode, tuple[Any, ...]]] = {}
+        self._used: set[Any] = set()
+        # Where reifiers have rdf:reifies statements (_key), and those replaced by their
+        # triple: RDF-star has no graph for a quoted triple, so a reifier is replaced only
+        # where its rdf:reifies statement is, and each of those must see a use.
+        self._where: set[Any] = set()
+        self._replaced: set[BlankNode] = set()
 
     def _register(self, st: Any) -> None:
         s, o = st[0], st[2]
@@ -157,15 +167,19 @@ class ToRdfStar:
                 raise JellyError(f"{term_to_nt(t)} has two reifiers (_:{other.value} and "
                                  f"_:{s.value}); RDF-star would merge them")
             self._reifier[t] = s
-        self._graph.setdefault(s, tuple(st[3:]))
-        _uses(o, self._used)
+        g = _graph_of(st)
+        key = _key(s, g)
+        self._graph.setdefault(key, (s, tuple(st[3:])))
+        self._where.add(key)
+        self._use(o, g)
         reified[s] = t
 
     def _rewrite(self, st: Any) -> tuple[Any, ...]:
         s, o = st[0], st[2]
         reified = self._reified
-        _uses(s, self._used)
-        _uses(o, self._used)
+        g = _graph_of(st)
+        self._use(s, g)
+        self._use(o, g)
         check_rdf_star(o)
         s2 = _collapse(s, reified) if type(s) in (BlankNode, Triple) else s
         o2 = _collapse(o, reified) if type(o) in (BlankNode, Triple) else o
@@ -209,22 +223,52 @@ class ToRdfStar:
         graphs, self._graph = self._graph, {}
         # A message's blank nodes are its own: the next one may give the triple another reifier.
         self._reifier.clear()
-        return [(b, RDF_REIFIES, self._reified[b]) + graph for b, graph in graphs.items()
-                if b not in self._used]
+        unused = []
+        for key, (b, graph) in graphs.items():
+            if key in self._used:
+                continue
+            if b in self._replaced:     # its rdf:reifies statement here would be lost
+                where = _graph_name(graph[0] if graph else None)
+                raise JellyError(f"_:{b.value} has an rdf:reifies statement in {where} but is "
+                                 f"used only in other graphs; RDF-star cannot say that")
+            unused.append((b, RDF_REIFIES, self._reified[b]) + graph)
+        return unused
+
+    def _use(self, term: Any, g: Any) -> None:
+        """Note the blank nodes of ``term`` (quoted triples too) as used in graph ``g``."""
+        tp = type(term)
+        if tp is BlankNode:
+            key = _key(term, g)
+            self._used.add(key)
+            if term in self._reified:
+                if key not in self._where:
+                    raise JellyError(f"_:{term.value} is used in {_graph_name(g)}, where it has "
+                                     f"no rdf:reifies statement; RDF-star cannot say that")
+                self._replaced.add(term)
+        elif tp is Triple:
+            self._use(term.s, g)
+            self._use(term.o, g)
 
 
 def _is_reifies(st: Any) -> bool:
     return st[1] == RDF_REIFIES and type(st[0]) is BlankNode and type(st[2]) is Triple
 
 
-def _uses(term: Any, used: set[BlankNode]) -> None:
-    """Add the blank nodes of ``term`` (quoted triples too) to ``used``."""
-    tp = type(term)
-    if tp is BlankNode:
-        used.add(term)
-    elif tp is Triple:
-        _uses(term.s, used)
-        _uses(term.o, used)
+def _graph_of(st: Any) -> Any:
+    """The graph of a statement: None for the default graph."""
+    g = st[3] if len(st) == 4 else None
+    return None if type(g) is DefaultGraph else g
+
+
+def _key(b: BlankNode, g: Any) -> Any:
+    """``b`` in graph ``g`` (the default graph: ``b`` alone, the most common case)."""
+    return b if g is None else (b, g)
+
+
+def _graph_name(g: Any) -> str:
+    if g is None or type(g) is DefaultGraph:
+        return "the default graph"
+    return f"graph {term_to_nt(g)}"
 
 
 def _collapse(term: Any, reified: dict[BlankNode, Triple]) -> Any:

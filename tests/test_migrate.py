@@ -244,3 +244,32 @@ def test_each_message_has_its_own_rdf_reifies(tmp_path):
     back = run_jelly("convert", rdf12, "-", "--to", "nq", "--to-rdf-star", "--messages")
     assert back.returncode == 0, back.stderr
     assert back.stdout.decode() == log.read_text()
+
+
+def test_a_reifier_stays_in_the_graph_of_its_rdf_reifies_statement(tmp_path):
+    """RDF-star has no graph for a quoted triple: a reifier becomes its triple only where its
+    rdf:reifies statement is, and every such statement needs a use in its graph; otherwise
+    ``--to-rdf-star`` stops (it dropped the graph of the rdf:reifies statement)."""
+    r = BlankNode("r")
+    # what --to-rdf12 makes of a triple quoted in two graphs goes back
+    star = [(T, P, O, G), (T, P, O, S)]
+    assert list(to_rdf_star(to_rdf12(star))) == star
+    assert list(to_rdf_star([(r, RDF_REIFIES, T, G), (S, P, Triple(r, P, O), G)])) == [
+        (S, P, Triple(T, P, O), G)]
+    with pytest.raises(JellyError, match="used in the default graph, where it has no rdf:reifies"):
+        list(to_rdf_star([(r, RDF_REIFIES, T, G), (r, P, O)]))
+    with pytest.raises(JellyError, match="used in graph <http://example/s>, where it has no"):
+        list(to_rdf_star([(r, RDF_REIFIES, T, G), (r, P, O, G), (S, P, Triple(r, P, O), S)]))
+    with pytest.raises(JellyError, match="rdf:reifies statement in graph <http://example/s> but "
+                                         "is used only in other graphs"):
+        list(to_rdf_star([(r, RDF_REIFIES, T, G), (r, RDF_REIFIES, T, S), (r, P, O, G)]))
+    # a reifier used nowhere keeps its statements, each in its graph
+    assert list(to_rdf_star([(r, RDF_REIFIES, T, G), (r, RDF_REIFIES, T, S)])) == [
+        (r, RDF_REIFIES, T, G), (r, RDF_REIFIES, T, S)]
+    src = tmp_path / "graphs.nq"
+    src.write_text(f"_:r <{RDF_REIFIES.value}> <<( <http://example/a> <http://example/b> "
+                   f"<http://example/c> )>> <http://example/g> .\n_:r <http://example/p> \"x\" .\n")
+    proc = run_jelly("convert", src, "-", "--to", "nq", "--to-rdf-star")
+    assert proc.returncode == 1 and proc.stdout == b"", proc
+    assert proc.stderr.decode() == ("jelly: error: _:r is used in the default graph, where it has "
+                                    "no rdf:reifies statement; RDF-star cannot say that\n")
