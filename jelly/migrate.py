@@ -9,8 +9,10 @@ a triple through a reifier: ``_:r rdf:reifies <<( s p o )>> . _:r :source :x .``
   RDF-star annotations ``{| ... |}`` come out in N-Triples) by a blank-node reifier and adds its
   ``rdf:reifies`` statement; quoted triples in the object position stay (they are RDF 1.2 triple
   terms).  One quoted triple gets one reifier, everywhere in the stream: the reifier's label is
-  derived from the triple (``r`` + 32 hex digits of a BLAKE2b digest of its N-Triples form);
-  its ``rdf:reifies`` statement goes into each graph, and each message, that uses it.
+  derived from the triple (``r`` + 32 hex digits of a BLAKE2b digest of its N-Triples form;
+  an input blank node labelled so, or so with more ``r`` in front, gets one more ``r``, so
+  that it cannot be taken for a reifier); its ``rdf:reifies`` statement goes into each graph,
+  and each message, that uses it.
 * :func:`to_rdf_star` is the reverse: a blank node that ``rdf:reifies`` one triple term is
   replaced by that quoted triple and the ``rdf:reifies`` statement is dropped (kept as it is,
   ``_:r rdf:reifies << s p o >>``, for a reifier no other statement uses).  It refuses input
@@ -25,6 +27,7 @@ Both are generators over statements (3- or 4-tuples of :mod:`jelly` terms), so t
 from __future__ import annotations
 
 import hashlib
+import re
 from collections import OrderedDict
 from typing import Any, Iterable, Iterator
 
@@ -38,6 +41,9 @@ RDF_REIFIES = IRI("http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies")
 #: ``rdf:reifies`` statements remembered as written (per graph), so that each is written once;
 #: beyond this many a repeated one may be written again (the same statement: harmless).
 _EMITTED_CACHE = 1 << 16
+#: Labels of the reifiers' form (``r`` + 32 hex digits), or of that form with more ``r`` in
+#: front: an input blank node labelled so gets one more ``r`` (:func:`_own`).
+_REIFIER_LIKE = re.compile(r"r+[0-9a-f]{32}")
 
 
 def reifier_of(triple: Triple) -> BlankNode:
@@ -61,6 +67,7 @@ class ToRdf12:
 
     def __call__(self, statements: Iterable[Any]) -> Iterator[tuple[Any, ...]]:
         emitted = self._emitted
+        clash = _REIFIER_LIKE.fullmatch
         for st in statements:
             n = len(st)
             s, p, o = st[0], st[1], st[2]
@@ -68,8 +75,15 @@ class ToRdf12:
             if type(p) is Triple:
                 _no_predicate()
             if type(s) is not Triple and type(o) is not Triple:
+                # Input labels of the reifiers' form move (_own); the first letter rules out
+                # most labels cheaply, and blank graph names and predicates are rare.
+                if (type(s) is BlankNode and s.value[:1] == "r" and clash(s.value)
+                        or type(o) is BlankNode and o.value[:1] == "r" and clash(o.value)
+                        or type(g) is BlankNode or type(p) is BlankNode):
+                    st = tuple([_own(t) for t in st])
                 yield st if type(st) is tuple else tuple(st)
                 continue
+            s, p, o, g = _own(s), _own(p), _own(o), _own(g)
             extra: list[tuple[Any, ...]] = []
             if type(s) is Triple:
                 s = _reify(s, g, n, extra, emitted)
@@ -77,6 +91,20 @@ class ToRdf12:
                 o = _triple_term(o, g, n, extra, emitted)
             yield from extra
             yield (s, p, o, g) if n == 4 else (s, p, o)
+
+
+def _own(term: Any) -> Any:
+    """``term`` with one more ``r`` before each blank node label of :data:`_REIFIER_LIKE`, in
+    quoted triples too: no input node can then be taken for a reifier (whose labels have
+    exactly one ``r``), and distinct input labels stay distinct."""
+    tp = type(term)
+    if tp is BlankNode:
+        label = term.value
+        return BlankNode("r" + label) if _REIFIER_LIKE.fullmatch(label) else term
+    if tp is Triple:
+        s, p, o = _own(term.s), _own(term.p), _own(term.o)
+        return term if s is term.s and p is term.p and o is term.o else Triple(s, p, o)
+    return term
 
 
 def _no_predicate() -> None:

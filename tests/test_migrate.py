@@ -273,3 +273,26 @@ def test_a_reifier_stays_in_the_graph_of_its_rdf_reifies_statement(tmp_path):
     assert proc.returncode == 1 and proc.stdout == b"", proc
     assert proc.stderr.decode() == ("jelly: error: _:r is used in the default graph, where it has "
                                     "no rdf:reifies statement; RDF-star cannot say that\n")
+
+
+def test_input_labels_never_meet_reifiers(tmp_path):
+    """An input blank node labelled like a reifier (``r`` and 32 hex digits) became the reifier
+    of an unrelated triple.  Such a label gets one more ``r``, and so does one that already has
+    more (distinct labels stay distinct), wherever it stands; other labels stay as they are."""
+    t = Triple(BlankNode("b1"), P, Literal("q"))
+    r = reifier_of(t)
+    rr, rrr = BlankNode("r" + r.value), BlankNode("rr" + r.value)
+    other = BlankNode(r.value.upper())
+    assert list(to_rdf12([(t, P, Literal("1")), (r, P, rr), (other, P, O)])) == [
+        (r, RDF_REIFIES, t), (r, P, Literal("1")), (rr, P, rrr), (other, P, O)]
+    quoted = Triple(r, P, O)
+    assert list(to_rdf12([(quoted, P, Triple(S, P, r), r)])) == [
+        (reifier_of(Triple(rr, P, O)), RDF_REIFIES, Triple(rr, P, O), rr),
+        (reifier_of(Triple(rr, P, O)), P, Triple(S, P, rr), rr)]
+    src = tmp_path / "clash.nt"
+    src.write_text(f'<< _:b1 <http://example/p> "q" >> <http://example/p> "1" .\n'
+                   f'_:{r.value} <http://example/name> "unrelated" .\n')
+    proc = run_jelly("convert", src, "-", "--to", "nt", "--to-rdf12")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.decode().splitlines()[2] == (
+        f'_:{rr.value} <http://example/name> "unrelated" .')
