@@ -331,6 +331,10 @@ def migrated(frames: Iterable[tuple[Frame | TextFrame, bool]], to: str
         ToRdf12() if to == "rdf12" else ToRdfStar()
     star = transform if isinstance(transform, ToRdfStar) else None
     for frame, message in frames:
+        if star is None and message:
+            # A message's blank nodes are its own: each that uses a reifier needs its own
+            # rdf:reifies statement, not one written in an earlier message.
+            transform = ToRdf12()
         statements: Iterable[Any] = transform(frame.statements)
         if star is not None and message:    # a message's blank nodes are its own
             statements = itertools.chain(statements, _later(star.unused))

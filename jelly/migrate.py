@@ -9,13 +9,17 @@ a triple through a reifier: ``_:r rdf:reifies <<( s p o )>> . _:r :source :x .``
   RDF-star annotations ``{| ... |}`` come out in N-Triples) by a blank-node reifier and adds its
   ``rdf:reifies`` statement; quoted triples in the object position stay (they are RDF 1.2 triple
   terms).  One quoted triple gets one reifier, everywhere in the stream: the reifier's label is
-  derived from the triple (``r`` + 32 hex digits of a BLAKE2b digest of its N-Triples form).
+  derived from the triple (``r`` + 32 hex digits of a BLAKE2b digest of its N-Triples form;
+  an input blank node labelled so, or so with more ``r`` in front, gets one more ``r``, so
+  that it cannot be taken for a reifier); its ``rdf:reifies`` statement goes into each graph,
+  and each message, that uses it.
 * :func:`to_rdf_star` is the reverse: a blank node that ``rdf:reifies`` one triple term is
   replaced by that quoted triple and the ``rdf:reifies`` statement is dropped (kept as it is,
   ``_:r rdf:reifies << s p o >>``, for a reifier no other statement uses).  It refuses input
-  where that would lose information (one reifier of two triples, two reifiers of one triple, a
-  reifier used before its ``rdf:reifies`` statement); memory grows with the number of
-  reifiers and of blank nodes.
+  where that would lose information (one reifier of two triples, two reifiers of one triple
+  in one message, a reifier used before its ``rdf:reifies`` statement or in a graph without
+  one, an ``rdf:reifies`` statement in a graph where its reifier is not used but that is used
+  elsewhere); memory grows with the number of reifiers and of blank nodes.
 
 Both are generators over statements (3- or 4-tuples of :mod:`jelly` terms), so they stream.
 """
@@ -23,11 +27,12 @@ Both are generators over statements (3- or 4-tuples of :mod:`jelly` terms), so t
 from __future__ import annotations
 
 import hashlib
+import re
 from collections import OrderedDict
 from typing import Any, Iterable, Iterator
 
 from ._ntformat import check_rdf_star, term_to_nt
-from ._terms import BlankNode, IRI, Triple
+from ._terms import BlankNode, DefaultGraph, IRI, Triple
 from .errors import JellyError
 
 __all__ = ["RDF_REIFIES", "ToRdf12", "ToRdfStar", "reifier_of", "to_rdf12", "to_rdf_star"]
@@ -36,6 +41,9 @@ RDF_REIFIES = IRI("http://www.w3.org/1999/02/22-rdf-syntax-ns#reifies")
 #: ``rdf:reifies`` statements remembered as written (per graph), so that each is written once;
 #: beyond this many a repeated one may be written again (the same statement: harmless).
 _EMITTED_CACHE = 1 << 16
+#: Labels of the reifiers' form (``r`` + 32 hex digits), or of that form with more ``r`` in
+#: front: an input blank node labelled so gets one more ``r`` (:func:`_own`).
+_REIFIER_LIKE = re.compile(r"r+[0-9a-f]{32}")
 
 
 def reifier_of(triple: Triple) -> BlankNode:
@@ -51,13 +59,15 @@ def to_rdf12(statements: Iterable[Any]) -> Iterator[tuple[Any, ...]]:
 
 
 class ToRdf12:
-    """:func:`to_rdf12` that keeps its state from one call to the next (frames of a stream)."""
+    """:func:`to_rdf12` that keeps its state from one call to the next (frames of a stream);
+    each message of a message log needs a new one (its blank nodes are its own)."""
 
     def __init__(self) -> None:
         self._emitted: OrderedDict[tuple[BlankNode, Any], None] = OrderedDict()
 
     def __call__(self, statements: Iterable[Any]) -> Iterator[tuple[Any, ...]]:
         emitted = self._emitted
+        clash = _REIFIER_LIKE.fullmatch
         for st in statements:
             n = len(st)
             s, p, o = st[0], st[1], st[2]
@@ -65,8 +75,15 @@ class ToRdf12:
             if type(p) is Triple:
                 _no_predicate()
             if type(s) is not Triple and type(o) is not Triple:
+                # Input labels of the reifiers' form move (_own); the first letter rules out
+                # most labels cheaply, and blank graph names and predicates are rare.
+                if (type(s) is BlankNode and s.value[:1] == "r" and clash(s.value)
+                        or type(o) is BlankNode and o.value[:1] == "r" and clash(o.value)
+                        or type(g) is BlankNode or type(p) is BlankNode):
+                    st = tuple([_own(t) for t in st])
                 yield st if type(st) is tuple else tuple(st)
                 continue
+            s, p, o, g = _own(s), _own(p), _own(o), _own(g)
             extra: list[tuple[Any, ...]] = []
             if type(s) is Triple:
                 s = _reify(s, g, n, extra, emitted)
@@ -74,6 +91,20 @@ class ToRdf12:
                 o = _triple_term(o, g, n, extra, emitted)
             yield from extra
             yield (s, p, o, g) if n == 4 else (s, p, o)
+
+
+def _own(term: Any) -> Any:
+    """``term`` with one more ``r`` before each blank node label of :data:`_REIFIER_LIKE`, in
+    quoted triples too: no input node can then be taken for a reifier (whose labels have
+    exactly one ``r``), and distinct input labels stay distinct."""
+    tp = type(term)
+    if tp is BlankNode:
+        label = term.value
+        return BlankNode("r" + label) if _REIFIER_LIKE.fullmatch(label) else term
+    if tp is Triple:
+        s, p, o = _own(term.s), _own(term.p), _own(term.o)
+        return term if s is term.s and p is term.p and o is term.o else Triple(s, p, o)
+    return term
 
 
 def _no_predicate() -> None:
@@ -113,8 +144,11 @@ def _triple_term(t: Triple, g: Any, n: int, extra: list[tuple[Any, ...]],
 def to_rdf_star(statements: Iterable[Any], *, strict: bool = True) -> Iterator[tuple[Any, ...]]:
     """RDF 1.2 statements as RDF-star: blank-node reifiers become the quoted triples they
     reify (see the module docstring).  ``strict=False`` lets several reifiers stand for one
-    triple (what an RDF 1.2 parser makes of RDF-star ``<< >>`` syntax)."""
-    return ToRdfStar(strict=strict)(statements)
+    triple (what an RDF 1.2 parser makes of RDF-star ``<< >>`` syntax).  The ``rdf:reifies``
+    statements of reifiers nothing uses come last, as they were."""
+    star = ToRdfStar(strict=strict)
+    yield from star(statements)
+    yield from star.unused()
 
 
 class ToRdfStar:
@@ -132,11 +166,17 @@ class ToRdfStar:
         self._reifier: dict[Triple, BlankNode] = {}   # and back (strict only)
         self._seen: set[BlankNode] = set()            # blank nodes used so far (strict only)
         self._held: list[Any] = []
-        # The graph of each reifier's rdf:reifies statement, and the blank nodes that other
-        # statements (or triple terms) use: a reifier never used is written back as it was
-        # (a quoted triple as object is RDF-star), or the conversion would drop it.
-        self._graph: dict[BlankNode, tuple[Any, ...]] = {}
-        self._used: set[BlankNode] = set()
+        # The rdf:reifies statements of this message (reifier and graph), and the blank nodes
+        # that other statements (or triple terms) use, per graph (_key): a reifier never used
+        # is written back as it was (a quoted triple as object is RDF-star), or the conversion
+        # would drop it.
+        self._graph: dict[Any, tuple[BlankNode, tuple[Any, ...]]] = {}
+        self._used: set[Any] = set()
+        # Where reifiers have rdf:reifies statements (_key), and those replaced by their
+        # triple: RDF-star has no graph for a quoted triple, so a reifier is replaced only
+        # where its rdf:reifies statement is, and each of those must see a use.
+        self._where: set[Any] = set()
+        self._replaced: set[BlankNode] = set()
 
     def _register(self, st: Any) -> None:
         s, o = st[0], st[2]
@@ -155,15 +195,19 @@ class ToRdfStar:
                 raise JellyError(f"{term_to_nt(t)} has two reifiers (_:{other.value} and "
                                  f"_:{s.value}); RDF-star would merge them")
             self._reifier[t] = s
-        self._graph.setdefault(s, tuple(st[3:]))
-        _uses(o, self._used)
+        g = _graph_of(st)
+        key = _key(s, g)
+        self._graph.setdefault(key, (s, tuple(st[3:])))
+        self._where.add(key)
+        self._use(o, g)
         reified[s] = t
 
     def _rewrite(self, st: Any) -> tuple[Any, ...]:
         s, o = st[0], st[2]
         reified = self._reified
-        _uses(s, self._used)
-        _uses(o, self._used)
+        g = _graph_of(st)
+        self._use(s, g)
+        self._use(o, g)
         check_rdf_star(o)
         s2 = _collapse(s, reified) if type(s) in (BlankNode, Triple) else s
         o2 = _collapse(o, reified) if type(o) in (BlankNode, Triple) else o
@@ -202,24 +246,57 @@ class ToRdfStar:
 
     def unused(self) -> list[tuple[Any, ...]]:
         """The ``rdf:reifies`` statements of the reifiers that no other statement used, as
-        they were (``_:r rdf:reifies << s p o >>``): call it at the end of the statements."""
+        they were (``_:r rdf:reifies << s p o >>``): call it at the end of the statements
+        (of a document, or of a message of a log)."""
         graphs, self._graph = self._graph, {}
-        return [(b, RDF_REIFIES, self._reified[b]) + graph for b, graph in graphs.items()
-                if b not in self._used]
+        # A message's blank nodes are its own: the next one may give the triple another reifier.
+        self._reifier.clear()
+        unused = []
+        for key, (b, graph) in graphs.items():
+            if key in self._used:
+                continue
+            if b in self._replaced:     # its rdf:reifies statement here would be lost
+                where = _graph_name(graph[0] if graph else None)
+                raise JellyError(f"_:{b.value} has an rdf:reifies statement in {where} but is "
+                                 f"used only in other graphs; RDF-star cannot say that")
+            unused.append((b, RDF_REIFIES, self._reified[b]) + graph)
+        return unused
+
+    def _use(self, term: Any, g: Any) -> None:
+        """Note the blank nodes of ``term`` (quoted triples too) as used in graph ``g``."""
+        tp = type(term)
+        if tp is BlankNode:
+            key = _key(term, g)
+            self._used.add(key)
+            if term in self._reified:
+                if key not in self._where:
+                    raise JellyError(f"_:{term.value} is used in {_graph_name(g)}, where it has "
+                                     f"no rdf:reifies statement; RDF-star cannot say that")
+                self._replaced.add(term)
+        elif tp is Triple:
+            self._use(term.s, g)
+            self._use(term.o, g)
 
 
 def _is_reifies(st: Any) -> bool:
     return st[1] == RDF_REIFIES and type(st[0]) is BlankNode and type(st[2]) is Triple
 
 
-def _uses(term: Any, used: set[BlankNode]) -> None:
-    """Add the blank nodes of ``term`` (quoted triples too) to ``used``."""
-    tp = type(term)
-    if tp is BlankNode:
-        used.add(term)
-    elif tp is Triple:
-        _uses(term.s, used)
-        _uses(term.o, used)
+def _graph_of(st: Any) -> Any:
+    """The graph of a statement: None for the default graph."""
+    g = st[3] if len(st) == 4 else None
+    return None if type(g) is DefaultGraph else g
+
+
+def _key(b: BlankNode, g: Any) -> Any:
+    """``b`` in graph ``g`` (the default graph: ``b`` alone, the most common case)."""
+    return b if g is None else (b, g)
+
+
+def _graph_name(g: Any) -> str:
+    if g is None or type(g) is DefaultGraph:
+        return "the default graph"
+    return f"graph {term_to_nt(g)}"
 
 
 def _collapse(term: Any, reified: dict[BlankNode, Triple]) -> Any:

@@ -210,3 +210,89 @@ def test_rdf_star_data_of_the_jelly_conformance_suite(tmp_path, capsys):
         assert rc == 0, (path, err)
         rc, err = run("convert", jelly, back, "--to-rdf-star")
         assert rc == 0 and unordered_isomorphic(read(back), expected), (path, err)
+
+
+def test_each_message_has_its_own_rdf_reifies(tmp_path):
+    """A blank node label of a message log names a node of its own message only, so every
+    message (a frame of a grouped Jelly stream too) that uses a reifier needs its own
+    ``rdf:reifies`` statement; with one in the first message only, the way back lost the
+    quoted triple of the second."""
+    import jelly
+    quoted = "<< <http://example/a> <http://example/b> <http://example/c> >>"
+    log = tmp_path / "star.nq"
+    log.write_text(f"# @message\n{quoted} <http://example/p> \"1\" .\n"
+                   f"# @message\n{quoted} <http://example/p> \"2\" .\n")
+    reifies = f"_:{reifier_of(T).value} <{RDF_REIFIES.value}> "
+    for fmt in ("nq", "trig"):
+        out = tmp_path / f"rdf12.{fmt}"
+        proc = run_jelly("convert", log, out, "--to-rdf12", "--messages")
+        assert proc.returncode == 0, proc.stderr
+        messages = out.read_text().split("# @message\n")[1:]
+        assert len(messages) == 2 and all(reifies in m for m in messages), messages
+    back = run_jelly("convert", tmp_path / "rdf12.nq", "-", "--to", "nq", "--to-rdf-star",
+                     "--messages")
+    assert back.returncode == 0, back.stderr
+    assert back.stdout.decode() == log.read_text()
+    # Jelly: the log's messages are frames, and a grouped stream's frames are messages
+    star, rdf12 = tmp_path / "star.jelly", tmp_path / "rdf12.jelly"
+    assert run_jelly("convert", log, star, "--rdf-star").returncode == 0
+    for src in (log, star):
+        proc = run_jelly("convert", src, rdf12, "--to-rdf12", "--rdf-star")
+        assert proc.returncode == 0, proc.stderr
+        frames = [list(f.statements) for f in jelly.parse_frames(rdf12)]
+        assert len(frames) == 2 and all(st[1] == RDF_REIFIES for st, _ in frames), frames
+    back = run_jelly("convert", rdf12, "-", "--to", "nq", "--to-rdf-star", "--messages")
+    assert back.returncode == 0, back.stderr
+    assert back.stdout.decode() == log.read_text()
+
+
+def test_a_reifier_stays_in_the_graph_of_its_rdf_reifies_statement(tmp_path):
+    """RDF-star has no graph for a quoted triple: a reifier becomes its triple only where its
+    rdf:reifies statement is, and every such statement needs a use in its graph; otherwise
+    ``--to-rdf-star`` stops (it dropped the graph of the rdf:reifies statement)."""
+    r = BlankNode("r")
+    # what --to-rdf12 makes of a triple quoted in two graphs goes back
+    star = [(T, P, O, G), (T, P, O, S)]
+    assert list(to_rdf_star(to_rdf12(star))) == star
+    assert list(to_rdf_star([(r, RDF_REIFIES, T, G), (S, P, Triple(r, P, O), G)])) == [
+        (S, P, Triple(T, P, O), G)]
+    with pytest.raises(JellyError, match="used in the default graph, where it has no rdf:reifies"):
+        list(to_rdf_star([(r, RDF_REIFIES, T, G), (r, P, O)]))
+    with pytest.raises(JellyError, match="used in graph <http://example/s>, where it has no"):
+        list(to_rdf_star([(r, RDF_REIFIES, T, G), (r, P, O, G), (S, P, Triple(r, P, O), S)]))
+    with pytest.raises(JellyError, match="rdf:reifies statement in graph <http://example/s> but "
+                                         "is used only in other graphs"):
+        list(to_rdf_star([(r, RDF_REIFIES, T, G), (r, RDF_REIFIES, T, S), (r, P, O, G)]))
+    # a reifier used nowhere keeps its statements, each in its graph
+    assert list(to_rdf_star([(r, RDF_REIFIES, T, G), (r, RDF_REIFIES, T, S)])) == [
+        (r, RDF_REIFIES, T, G), (r, RDF_REIFIES, T, S)]
+    src = tmp_path / "graphs.nq"
+    src.write_text(f"_:r <{RDF_REIFIES.value}> <<( <http://example/a> <http://example/b> "
+                   f"<http://example/c> )>> <http://example/g> .\n_:r <http://example/p> \"x\" .\n")
+    proc = run_jelly("convert", src, "-", "--to", "nq", "--to-rdf-star")
+    assert proc.returncode == 1 and proc.stdout == b"", proc
+    assert proc.stderr.decode() == ("jelly: error: _:r is used in the default graph, where it has "
+                                    "no rdf:reifies statement; RDF-star cannot say that\n")
+
+
+def test_input_labels_never_meet_reifiers(tmp_path):
+    """An input blank node labelled like a reifier (``r`` and 32 hex digits) became the reifier
+    of an unrelated triple.  Such a label gets one more ``r``, and so does one that already has
+    more (distinct labels stay distinct), wherever it stands; other labels stay as they are."""
+    t = Triple(BlankNode("b1"), P, Literal("q"))
+    r = reifier_of(t)
+    rr, rrr = BlankNode("r" + r.value), BlankNode("rr" + r.value)
+    other = BlankNode(r.value.upper())
+    assert list(to_rdf12([(t, P, Literal("1")), (r, P, rr), (other, P, O)])) == [
+        (r, RDF_REIFIES, t), (r, P, Literal("1")), (rr, P, rrr), (other, P, O)]
+    quoted = Triple(r, P, O)
+    assert list(to_rdf12([(quoted, P, Triple(S, P, r), r)])) == [
+        (reifier_of(Triple(rr, P, O)), RDF_REIFIES, Triple(rr, P, O), rr),
+        (reifier_of(Triple(rr, P, O)), P, Triple(S, P, rr), rr)]
+    src = tmp_path / "clash.nt"
+    src.write_text(f'<< _:b1 <http://example/p> "q" >> <http://example/p> "1" .\n'
+                   f'_:{r.value} <http://example/name> "unrelated" .\n')
+    proc = run_jelly("convert", src, "-", "--to", "nt", "--to-rdf12")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.decode().splitlines()[2] == (
+        f'_:{rr.value} <http://example/name> "unrelated" .')
