@@ -636,15 +636,17 @@ class FrameReader:
             raise not_jelly(self.head, exc) from None
 
     def _check_first(self, frame: bytes | memoryview) -> None:
-        """A frame starts with its rows (field 1) or metadata (15).  One that starts with
-        another field is read as a frame without rows (protobuf skips unknown fields), so an
-        input that looks like another format (Jena's RDF Protobuf: its rows are fields 2 and 3)
-        would pass as an empty stream: it is refused as not Jelly."""
-        if len(frame) and frame[0] not in (0x0A, 0x7A):
-            from .formats import looks_like
-            what = looks_like(self.head)
-            if what is not None:
-                raise JellyDecodeError(f"not a Jelly file (it looks like {what})")
+        """Jena's RDF Protobuf is delimited protobuf too: a row that is a triple, a quad or a
+        base (fields 2, 3, 4) reads as a Jelly frame of one unknown field and no rows
+        (protobuf skips unknown fields), so such a file would pass as an empty stream.  A
+        first frame that is one such field, whole, holding a message, is refused as not
+        Jelly.  (A frame with unknown fields and rows is Jelly a later version may write.)"""
+        if len(frame) < 3 or frame[0] not in (0x12, 0x1A, 0x22):
+            return
+        from .formats import _varint
+        length, start = _varint(bytes(frame[:11]), 1)
+        if start + length == len(frame) and frame[start] == 0x0A:
+            raise JellyDecodeError("not a Jelly file (it looks like RDF Protobuf)")
 
     def _frames(self) -> Iterator[tuple[int, bytes | memoryview]]:
         source = self._source
