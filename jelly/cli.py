@@ -147,7 +147,9 @@ def cmd_convert(args) -> int:
         migrate=args.migrate, take_frames=args.take_frames, combine=args.combine,
         merge_graphs=args.merge_graphs, segment_size=args.segment_size or None, jobs=args.jobs)
     if args.verbose:
-        print(f"{result.statements} statements, {result.frames} frames", file=sys.stderr)
+        from .inspect import amount
+        print(f"{amount(result.statements, 'statement')}, {amount(result.frames, 'frame')}",
+              file=sys.stderr)
     return 0
 
 
@@ -163,7 +165,7 @@ def cmd_inspect(args) -> int:
 
 
 def cmd_validate(args) -> int:
-    from .inspect import validate
+    from .inspect import amount, validate
     result = validate(args.file, compare_to=args.compare_to, compare_format=args.compare_format,
                       ordered=args.ordered, frames=args.frames, options_file=args.options_file,
                       delimited={"auto": None, "yes": True, "no": False}[args.delimited])
@@ -172,8 +174,8 @@ def cmd_validate(args) -> int:
             "empty input, " if not result.frames else ""
         compared = f", same as {args.compare_to}" + (" in order" if args.ordered else "") \
             if result.compared is not None else ""
-        print(f"valid: {streams}{result.frames} frames, {result.statements} statements"
-              f"{compared}")
+        print(f"valid: {streams}{amount(result.frames, 'frame')}, "
+              f"{amount(result.statements, 'statement')}{compared}")
     return 0
 
 

@@ -188,6 +188,11 @@ def _flat_terms(terms: dict[str, Any]) -> dict[str, int]:
     return out
 
 
+def amount(n: int, one: str, many: str = "") -> str:
+    """``1 frame``, ``2 frames`` (``many``: an irregular plural)."""
+    return f"{n} {one if n == 1 else many or one + 's'}"
+
+
 def render(report: dict[str, Any], fmt: str = "table", name: str = "") -> str:
     """A report of :func:`inspect` as ``"table"`` (for people), ``"yaml"`` or ``"json"``."""
     if fmt == "json":
@@ -204,7 +209,7 @@ def render(report: dict[str, Any], fmt: str = "table", name: str = "") -> str:
         return "\n".join(lines) + "\n"
     kind = "delimited" if report["delimited"] else "single frame"
     streams = f", {report['streams']} concatenated streams" if report["streams"] > 1 else ""
-    lines.append(f"file: {name} ({kind}, {report['frames']} frames{streams})")
+    lines.append(f"file: {name} ({kind}, {amount(report['frames'], 'frame')}{streams})")
     for i, options in enumerate(report.get("stream_options") or [report["options"]]):
         if options is not None:
             lines.append("options:" if report["streams"] < 2 else f"options of stream {i}:")

@@ -27,6 +27,7 @@ from typing import Any, Iterator
 from . import formats
 from ._patchops import Add, Delete, PatchOp
 from .errors import JellyEncodeError, JellyError, JellyOptionsError
+from .inspect import amount
 from .io import is_stdio, open_input, peek
 from .options import _preset_sizes
 from .patchdata import OPERATION_NAMES, PatchChecker, _check_jelly_kind, apply_operations, \
@@ -44,11 +45,6 @@ _FLAGS = (("statement_type='quads'", "--statement-type quads"),
           ("rows_per_frame", "--rows-per-frame"),
           ("max_name_table_size", "--max-name-table-size"),
           ("enable generalized_statements", "give --generalized"))
-
-
-def _amount(n: int, one: str, many: str = "") -> str:
-    """``1 frame``, ``2 frames`` (``many``: an irregular plural)."""
-    return f"{n} {one if n == 1 else many or one + 's'}"
 
 
 # -------------------------------------------------------------------------- formats and I/O
@@ -205,7 +201,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
         with _flags_named(), _open_writer(args.output, out_fmt, args, options) as writer:
             writer.write_all(src.ops)
     if args.verbose:
-        print(_amount(writer.operations_written, "operation"), file=sys.stderr)
+        print(amount(writer.operations_written, "operation"), file=sys.stderr)
     return 0
 
 
@@ -291,15 +287,15 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     fmt = formats.get(report["format"])
     if "delimited" in report:
         kind = "delimited" if report["delimited"] else "single frame"
-        print(f"file: {args.file} ({fmt.label}, {kind}, {_amount(report['frames'], 'frame')}, "
-              f"{_amount(report['patches'], 'patch', 'patches')})")
+        print(f"file: {args.file} ({fmt.label}, {kind}, {amount(report['frames'], 'frame')}, "
+              f"{amount(report['patches'], 'patch', 'patches')})")
         if report["options"] is not None:
             print("options:")
             for k, v in report["options"].items():
                 print(f"  {k}: {v}")
         first, table = "frame", report.get("frame_rows", ())
     else:
-        print(f"file: {args.file} ({fmt.label}, {_amount(report['patches'], 'patch', 'patches')})")
+        print(f"file: {args.file} ({fmt.label}, {amount(report['patches'], 'patch', 'patches')})")
         first, table = "patch", report.get("patch_rows", ())
     cols = [first, *report["totals"]]
     widths = [max(len(c), 6) for c in cols]
@@ -332,8 +328,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
         checker.finish()
         what = f"{src.fmt.label}"
     if not args.quiet:
-        print(f"valid {what}: {_amount(checker.patches, 'patch', 'patches')}, "
-              f"{_amount(checker.operations - checker.ends, 'operation')}")
+        print(f"valid {what}: {amount(checker.patches, 'patch', 'patches')}, "
+              f"{amount(checker.operations - checker.ends, 'operation')}")
     return 0
 
 
@@ -347,8 +343,8 @@ def cmd_apply(args: argparse.Namespace) -> int:
     write_dataset(data, args.output, format=args.to_format, syntax=args.syntax)
     if args.verbose:
         print(f"{result.added} added, {result.deleted} deleted, "
-              f"{_amount(result.committed, 'transaction')} committed, {result.aborted} aborted; "
-              f"{_amount(len(data), 'statement')}", file=sys.stderr)
+              f"{amount(result.committed, 'transaction')} committed, {result.aborted} aborted; "
+              f"{amount(len(data), 'statement')}", file=sys.stderr)
     return 0
 
 
@@ -360,7 +356,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     with _flags_named(), _open_writer(args.output, out_fmt, args, held=ops) as writer:
         writer.write_all(ops)
     if args.verbose:
-        print(_amount(len(ops), "operation"), file=sys.stderr)
+        print(amount(len(ops), "operation"), file=sys.stderr)
     return 0
 
 

@@ -295,7 +295,7 @@ def test_a_first_delimiter_after_the_look_ahead(tmp_path):
 
 def test_verbose(tmp_path):
     code, _, err = run("convert", SENSORS, tmp_path / "v.jelly", "-v")
-    assert code == 0 and "420 statements, 1 frames" in err
+    assert code == 0 and "420 statements, 1 frame" in err
 
 
 # ------------------------------------------------------------------------------------------------
@@ -483,7 +483,7 @@ def test_inspect_text_and_summary(tmp_path):
 def test_validate(tmp_path):
     ok("convert", SENSORS, tmp_path / "s.jelly")
     assert ok("validate", tmp_path / "s.jelly").decode().strip() == \
-        "valid: 1 frames, 420 statements"
+        "valid: 1 frame, 420 statements"
     assert ok("validate", tmp_path / "s.jelly", "-q") == b""
     data = (tmp_path / "s.jelly").read_bytes()
     (tmp_path / "cut.jelly").write_bytes(data[:len(data) // 2])

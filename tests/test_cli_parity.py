@@ -349,7 +349,7 @@ def test_jelly_text_single_frame_refuses_many(log, tmp_path):
 def test_compare_to(tmp_path):
     ok("convert", SENSORS, tmp_path / "s.jelly")
     assert ok("validate", tmp_path / "s.jelly", "--compare-to", SENSORS).decode().startswith(
-        "valid: 1 frames, 420 statements, same as ")
+        "valid: 1 frame, 420 statements, same as ")
     # blank nodes renamed, and lines in another order: the same dataset
     lines = SENSORS.read_text().replace("_:r", "_:other").splitlines(keepends=True)
     (tmp_path / "shuffled.nt").write_text("".join(reversed(lines)))

@@ -47,7 +47,7 @@ def check_message_stream(out: str) -> None:
 
 
 def check_cli_roundtrip(out: str) -> None:
-    assert "420 statements, 1 frames" in out
+    assert "420 statements, 1 frame" in out
     assert "round trip: identical" in out
     assert "(delimited, 60 frames)" in out
     assert "valid: 60 frames, 420 statements" in out
@@ -92,7 +92,7 @@ def check_text_formats_cli(out: str) -> None:
     sizes = dict(re.findall(r"^(\S+): (\d+) bytes$", out, re.M))
     assert set(sizes) == {"sensors.jelly", "sensors.ttl", "from-turtle.jelly"}
     assert int(sizes["from-turtle.jelly"]) < int(sizes["sensors.ttl"])
-    assert "valid: 1 frames, 420 statements" in out
+    assert "valid: 1 frame, 420 statements" in out
     assert "    @prefix sosa: <http://www.w3.org/ns/sosa/> .\n" in out
     assert "    <http://example.org/observation/1> a sosa:Observation ;\n" in out
     assert 'sosa:hasSimpleResult 1E0 , 2.50 , "line 1\\rline 2" .\n' in out
