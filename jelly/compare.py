@@ -52,7 +52,7 @@ def normalized(statements: Iterable[Sequence[Any]]) -> Iterator[tuple[Any, ...]]
             yield (s, p, o, DEFAULT_GRAPH if g is None or type(g) is DefaultGraph else g)
 
 
-def folded(st: tuple[Any, ...]) -> tuple[Any, ...]:
+def folded(st: Sequence[Any]) -> Sequence[Any]:
     """``st`` with the language tags in it lower-cased (``st`` itself if it has none that is
     not), for telling statements apart as RDF 1.2 does."""
     s, o = st[0], st[2]

@@ -640,7 +640,9 @@ class FrameReader:
         base (fields 2, 3, 4) reads as a Jelly frame of one unknown field and no rows
         (protobuf skips unknown fields), so such a file would pass as an empty stream.  A
         first frame that is one such field, whole, holding a message, is refused as not
-        Jelly.  (A frame with unknown fields and rows is Jelly a later version may write.)"""
+        Jelly.  (A frame with unknown fields and rows is Jelly a later version may write.)
+        The Decoder has the same rule, for frames given to it directly; this one also covers
+        the readers that do not decode (transcode, inspect)."""
         if len(frame) < 3 or frame[0] not in (0x12, 0x1A, 0x22):
             return
         from .formats import _varint

@@ -561,6 +561,10 @@ def test_rdf_protobuf_is_recognised_and_never_read_as_jelly(tmp_path, start):
     message = "not a Jelly file (it looks like RDF Protobuf)"
     with pytest.raises(jelly.JellyDecodeError, match=re.escape(message)):
         list(jelly.parse(data))
+    first = next(oj._undelimit(data))           # the decoder given the frame directly
+    if first[:1] != b"\x0a":                    # (a prefix row fails as Jelly rows anyway)
+        with pytest.raises(jelly.JellyDecodeError, match=re.escape(message)):
+            jelly.Decoder().decode_frame(first)
     path = tmp_path / "in.jelly"
     path.write_bytes(data)
     for command in (("validate", path), ("inspect", path), ("transcode", path, tmp_path / "o"),
