@@ -16,8 +16,7 @@ garbage collector, which made reading RDF-star data up to 1.7 times slower.)
 """
 
 cimport cython
-from cpython.object cimport (PyObject, PyObject_RichCompare, PyTypeObject, Py_GE, Py_GT, Py_LE,
-                             Py_LT)
+from cpython.object cimport PyObject, PyObject_RichCompare, PyTypeObject, Py_LE, Py_LT
 
 XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
 RDF_LANGSTRING = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString"
@@ -59,14 +58,9 @@ cdef class IRI:
     def __lt__(self, other):
         return _order(self, other, Py_LT)
 
-    def __le__(self, other):
+    def __le__(self, other):       # > and >= are these, reflected
         return _order(self, other, Py_LE)
 
-    def __gt__(self, other):
-        return _order(self, other, Py_GT)
-
-    def __ge__(self, other):
-        return _order(self, other, Py_GE)
 
     def __repr__(self):
         return f"IRI({self.value!r})"
@@ -105,14 +99,9 @@ cdef class BlankNode:
     def __lt__(self, other):
         return _order(self, other, Py_LT)
 
-    def __le__(self, other):
+    def __le__(self, other):       # > and >= are these, reflected
         return _order(self, other, Py_LE)
 
-    def __gt__(self, other):
-        return _order(self, other, Py_GT)
-
-    def __ge__(self, other):
-        return _order(self, other, Py_GE)
 
     def __repr__(self):
         return f"BlankNode({self.value!r})"
@@ -174,14 +163,9 @@ cdef class Literal:
     def __lt__(self, other):
         return _order(self, other, Py_LT)
 
-    def __le__(self, other):
+    def __le__(self, other):       # > and >= are these, reflected
         return _order(self, other, Py_LE)
 
-    def __gt__(self, other):
-        return _order(self, other, Py_GT)
-
-    def __ge__(self, other):
-        return _order(self, other, Py_GE)
 
     def __repr__(self):
         if self.language is not None:
@@ -240,14 +224,9 @@ cdef class Triple:
     def __lt__(self, other):
         return _order(self, other, Py_LT)
 
-    def __le__(self, other):
+    def __le__(self, other):       # > and >= are these, reflected
         return _order(self, other, Py_LE)
 
-    def __gt__(self, other):
-        return _order(self, other, Py_GT)
-
-    def __ge__(self, other):
-        return _order(self, other, Py_GE)
 
     def __iter__(self):
         return iter((self.s, self.p, self.o))
@@ -352,14 +331,9 @@ cdef class DefaultGraph:
     def __lt__(self, other):
         return _order(self, other, Py_LT)
 
-    def __le__(self, other):
+    def __le__(self, other):       # > and >= are these, reflected
         return _order(self, other, Py_LE)
 
-    def __gt__(self, other):
-        return _order(self, other, Py_GT)
-
-    def __ge__(self, other):
-        return _order(self, other, Py_GE)
 
     def __repr__(self):
         return "DEFAULT_GRAPH"
