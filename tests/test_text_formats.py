@@ -173,6 +173,53 @@ def test_a_literal_over_16_mib_is_written_and_refused_as_input_in_one_line(tmp_p
         assert not (tmp_path / "back.nt").exists()
 
 
+def test_rdf_xml_output_is_xml_that_readers_take(tmp_path):
+    """pyoxigraph's RDF/XML writer wrote rdf:nodeID="1" for _:1, <oxprefix:> for a predicate
+    that ends with no XML name, control characters as they are, and a carriage return raw
+    (read back as a line feed): XML that rdflib refuses, or that says something else."""
+    import rdflib
+    from rdflib.compare import isomorphic
+    src = tmp_path / "in.nt"
+    src.write_bytes(
+        b'_:1 <http://e/p> _:2 .\n_:_x <http://e/p> _:x .\n_:2 <http://e/p> _:_x .\n'
+        b'_:x <http://e/p> "rdf:nodeID=\\"1\\" <oxprefix: >" .\n'
+        b'<http://e/s> <http://e/1p> "a\\rb\\r\\n" .\n<http://e/s> <http://e/a-b.c> "\\u00e9" .\n'
+        b'<http://e/s> <urn:x:y> "d"@en .\n')
+    out = tmp_path / "out.rdf"
+    proc = run_jelly("convert", src, out)
+    assert proc.returncode == 0, proc.stderr
+    got = rdflib.Graph().parse(out, format="xml")          # rdflib refused the old output
+    assert isomorphic(got, rdflib.Graph().parse(src, format="nt"))
+    assert any(str(o) == "a\rb\r\n" for o in got.objects())
+    for line, what in ((b'<http://e/s> <http://e/> "x" .\n', "the predicate <http://e/>:"),
+                       (b'<http://e/s> <http://e/p#x?> "x" .\n', "the predicate <http://e/p#x?>"),
+                       (b'<http://e/s> <http://e/p> "a\\u0001b" .\n', "character U+0001"),
+                       (b'<http://e/s> <http://e/p> "a\\uFFFFb" .\n', "character U+FFFF")):
+        src.write_bytes(line)
+        proc = run_jelly("convert", src, out)
+        err = proc.stderr.decode().strip().splitlines()
+        assert proc.returncode == 1 and len(err) == 1, err
+        assert err[0].startswith("jelly: error: RDF/XML cannot hold ") and what in err[0], err
+        assert rdflib.Graph().parse(out, format="xml")     # the earlier output, untouched
+
+
+def test_rdf_xml_is_mended_across_the_writes_of_pyoxigraph():
+    """The XML is mended a line at a time: a label or a carriage return cut by one of
+    pyoxigraph's writes is mended all the same."""
+    from jelly.oxigraph import _XmlOutput
+    doc = (b'<rdf:Description rdf:nodeID="1">\n\t<p rdf:nodeID="_x"/>\n'
+           b'<p>a\rb</p>\n</rdf:Description>\n') * 3000          # mended 64 KiB at a time
+    want = doc.replace(b'nodeID="1"', b'nodeID="_1"').replace(b'"_x"', b'"__x"') \
+        .replace(b"\r", b"&#xD;")
+    for size in (1, 7, 13, 4093, 65537, len(doc)):
+        out = io.BytesIO()
+        xml = _XmlOutput(out)
+        for i in range(0, len(doc), size):
+            xml.write(doc[i:i + size])
+        xml.finish()
+        assert out.getvalue() == want, size
+
+
 def test_message_logs(tmp_path):
     log = (b"@prefix ex: <http://example/> .\n"
            b"# @message\nex:a ex:p _:x .\n"
