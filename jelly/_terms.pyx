@@ -189,6 +189,10 @@ cdef class Triple:
     """An RDF-star quoted triple, usable as a term."""
 
     def __init__(self, s, p, o):
+        for t in (s, p, o):     # any term in any place (generalized RDF-star), nothing else
+            if type(t) not in _TERMS:
+                raise TypeError(f"a quoted triple holds IRI, BlankNode, Literal or Triple "
+                                f"terms, not {type(t).__name__}")
         self.s = s
         self.p = p
         self.o = o
@@ -348,6 +352,7 @@ cdef class DefaultGraph:
 DEFAULT_GRAPH = DefaultGraph()
 
 cdef frozenset _SORTABLE = frozenset((IRI, BlankNode, Literal, Triple, DefaultGraph))
+cdef frozenset _TERMS = frozenset((IRI, BlankNode, Literal, Triple))
 
 
 cdef object _dt_value(object dt):

@@ -257,6 +257,9 @@ def make_options(options: StreamOptions | None = None, *, preset: str | None = N
                         ("rdf_star", rdf_star), ("generalized_statements", generalized_statements),
                         ("stream_name", stream_name), ("version", version)):
         if value is not None:
+            if name in ("rdf_star", "generalized_statements") and \
+                    not isinstance(value, (bool, int)):      # "no" would turn it on
+                raise TypeError(f"{name} must be True or False, not {value!r}")
             changes[name] = value
     result = options.replace(**changes)
     if result.physical_type == PhysicalStreamType.UNSPECIFIED:

@@ -37,6 +37,7 @@ class FrameInput:
         self._iter: Iterator[tuple[int, bytes | memoryview]] | None = None
         self._error: JellyError | None = None
         self._pending: list[Any] = []     # frames read ahead to learn the options
+        self._closed = False
         #: Size in bytes of the last frame read.
         self.last_frame_size = 0
         #: The bytes of the last frame read (without its length prefix).
@@ -49,10 +50,13 @@ class FrameInput:
         self.close()
 
     def close(self) -> None:
+        self._closed = True
         self._stack.close()
 
     def _next_raw(self) -> tuple[int, bytes | memoryview] | None:
         """The next (offset, frame bytes), or None at the end."""
+        if self._closed:        # bytes would still be there: a closed reader reads none
+            raise ValueError("read of a closed reader")
         if self._error is not None:
             raise self._error
         try:

@@ -800,14 +800,32 @@ def test_writers_finish_short_writes_of_a_raw_stream():
     assert list(jelly.jena.parse(bytes(raw.data), format="thrift")) == many
 
 
-def test_options_and_limits_of_the_wrong_type_are_type_errors():
+def test_arguments_of_the_wrong_type_are_type_errors():
     """A dict where StreamOptions or ReaderLimits belong failed deep inside with an
-    AttributeError."""
+    AttributeError; rdf_star="no" turned RDF-star on; a quoted triple took strings."""
+    with pytest.raises(TypeError, match="rdf_star must be True or False"):
+        jelly.serialize([], rdf_star="no")
+    with pytest.raises(TypeError, match="not str"):
+        Triple("a", "b", "c")
+    with pytest.raises(TypeError, match="not DefaultGraph"):
+        Triple(IRI("s"), IRI("p"), DEFAULT_GRAPH)
+    nested = Triple(Triple(BlankNode("b"), IRI("p"), Literal("o")), IRI("p"), IRI("o"))
+    assert nested.s.o == Literal("o")                 # any term, quoted triples too
     for call in (lambda: jelly.Encoder(None), lambda: jelly.Encoder({"preset": "small"}),
                  lambda: jelly.serialize([], options={"preset": "small"}),
                  lambda: list(jelly.parse(b"", limits={"max_name_table_size": 10}))):
         with pytest.raises(TypeError, match=r"must be a jelly\.(StreamOptions|ReaderLimits)"):
             call()
+
+
+def test_a_closed_reader_reads_nothing():
+    """A closed Reader over bytes still gave its statements (its frames() gave none)."""
+    data = jelly.serialize(STATEMENTS)
+    reader = jelly.Reader(data)
+    reader.close()
+    for read in (lambda: list(reader), lambda: list(reader.frames())):
+        with pytest.raises(ValueError, match="closed reader"):
+            read()
 
 
 def test_writer_to_none_gives_bytes():
