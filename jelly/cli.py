@@ -19,7 +19,7 @@ from typing import Any, Callable, Iterator
 from . import __version__, formats
 from .convert import convert
 from .errors import JellyError
-from .io import watch_signals
+from .io import outputs_done, outputs_mark, watch_signals
 from .options import LogicalStreamType, PRESETS
 from .reader import read_options
 from .writer import DEFAULT_ROWS_PER_FRAME, DEFAULT_SEGMENT_SIZE
@@ -309,6 +309,7 @@ ENDING_SIGNALS = tuple(s for s in (getattr(signal, "SIGTERM", None),
 def main(argv=None) -> int:
     argv = [os.fspath(a) for a in (sys.argv[1:] if argv is None else argv)]
     parser = build_parser(argv[0] if argv else None)
+    mark = outputs_mark()
     previous = {}
     try:
         for s in ENDING_SIGNALS:
@@ -323,7 +324,9 @@ def main(argv=None) -> int:
         with watch_signals():       # a signal stops a read that waits for input
             return args.func(args)
     except _Terminated as stop:
-        return 128 + stop.signum
+        # after the output was renamed into place the work is done (the exit status says
+        # whether a file was replaced); a signal before that leaves everything as it was
+        return 0 if outputs_done(mark) else 128 + stop.signum
     except JellyError as exc:
         _die(str(exc))
         return 1
@@ -334,7 +337,7 @@ def main(argv=None) -> int:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except KeyboardInterrupt:
-        return 130
+        return 0 if outputs_done(mark) else 130
     except OSError as exc:
         _die(f"{exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else ""))
         return 1

@@ -378,6 +378,22 @@ class CountedReader(io.RawIOBase):
         return n
 
 
+#: Outputs to paths being written, and renamed into place (see :func:`outputs_done`).
+_outputs = {"open": 0, "done": 0}
+
+
+def outputs_done(since: tuple[int, int] = (0, 0)) -> bool:
+    """Whether every output path opened (since ``since``, an :func:`outputs_mark`) is renamed
+    into place, and there was one: a signal that comes now finds the command's work done
+    (``jelly.cli`` then exits 0)."""
+    return _outputs["done"] > since[1] and _outputs["open"] == since[0]
+
+
+def outputs_mark() -> tuple[int, int]:
+    """The outputs open and done so far (for :func:`outputs_done`)."""
+    return _outputs["open"], _outputs["done"]
+
+
 class _AtomicFile(io.BufferedWriter):
     """A file written under a temporary name beside ``path`` and renamed into place by
     :meth:`commit`; :meth:`close` without a commit removes it."""
@@ -389,6 +405,7 @@ class _AtomicFile(io.BufferedWriter):
         super().__init__(io.FileIO(fd, "wb"), CHUNK_SIZE)
         self._tmp: str | None = tmp         # None once renamed into place
         self._path = path
+        _outputs["open"] += 1
 
     def commit(self) -> None:
         assert self._tmp is not None, "committed twice"
@@ -402,8 +419,14 @@ class _AtomicFile(io.BufferedWriter):
             os.umask(umask)
             mode = 0o666 & ~umask
         os.chmod(self._tmp, mode)
-        os.replace(self._tmp, self._path)
-        self._tmp = None
+        try:
+            os.replace(self._tmp, self._path)
+        finally:
+            # renamed, though a signal may have come just after: the work is done
+            if not os.path.exists(self._tmp):
+                self._tmp = None
+                _outputs["done"] += 1
+                _outputs["open"] -= 1
 
     def close(self) -> None:
         """Without a commit: the temporary file goes, and what is still buffered is dropped
@@ -417,6 +440,7 @@ class _AtomicFile(io.BufferedWriter):
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(self._tmp)
                 self._tmp = None
+                _outputs["open"] -= 1
 
 
 def _mode(path: str) -> int | None:

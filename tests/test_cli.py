@@ -590,6 +590,32 @@ def test_a_stopped_conversion_leaves_nothing_behind(tmp_path, sig, code):
     assert (tmp_path / "out.jelly").read_bytes() == b"old"
 
 
+@pytest.mark.parametrize("after_rename", [True, False])
+def test_a_signal_after_the_output_is_in_place_finds_the_work_done(tmp_path, monkeypatch,
+                                                                  after_rename):
+    """Ctrl-C just after the rename exited 130 with the new file in place, so a script that
+    trusts the status took a finished conversion for a stopped one.  (The signal comes as a
+    KeyboardInterrupt raised right after, or right before, the rename.)"""
+    import jelly.cli
+    import jelly.io
+    real = os.replace
+
+    def replace(src, dst):
+        if not after_rename:
+            raise KeyboardInterrupt
+        real(src, dst)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(jelly.io.os, "replace", replace)
+    (tmp_path / "out.jelly").write_bytes(b"old")
+    code = jelly.cli.main(["convert", str(SENSORS), str(tmp_path / "out.jelly"), "-q"])
+    if after_rename:
+        assert code == 0 and (tmp_path / "out.jelly").read_bytes() != b"old"
+    else:
+        assert code == 130 and (tmp_path / "out.jelly").read_bytes() == b"old"
+    assert sorted(os.listdir(tmp_path)) == ["out.jelly"]
+
+
 @pytest.mark.skipif(os.name != "posix", reason="POSIX descriptors")
 def test_a_regular_file_is_read_without_waiting_on_it(tmp_path, monkeypatch):
     """Under ``watch_signals`` a pipe is waited on with ``select`` before each read; a regular
