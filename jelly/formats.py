@@ -390,6 +390,8 @@ def looks_like(head: bytes) -> str | None:
         return "RDF Thrift"
     if _protobuf_head(head):
         return "RDF Protobuf"
+    if _jelly_patch_head(head):
+        return "Jelly-Patch: read it with jelly patch"
     if len(head) < 16 and _jelly_prefix(head):     # as likely a Jelly stream cut short
         return None
     if _jelly_text_head(head):

@@ -17,6 +17,7 @@ import jelly
 import jelly.formats as formats
 import jelly.oxigraph
 import jelly.rdflib  # noqa: F401
+import jelly.patch
 import jelly.transcode
 from rdflib import Dataset, Graph
 from jelly.io import open_input, open_output
@@ -36,6 +37,9 @@ NOT_JELLY = [
     (b"hello, this is a plain text file\n", "text"),
     (b"hello\n", "text"),                   # short, and not how a Jelly stream starts
     (b"@prefix : <b> .", "Turtle"),
+    (jelly.patch.serialize([jelly.patch.Add(jelly.IRI("http://s"), jelly.IRI("http://p"),
+                                            jelly.Literal("o"))]),
+     "Jelly-Patch: read it with jelly patch"),
 ]
 
 
