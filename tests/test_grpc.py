@@ -861,6 +861,44 @@ def test_cli_serve_stops_cleanly_on_a_signal(sig):
     assert "jelly: shutting down" in out and "jelly: received 0 frames" in out, out
 
 
+@pytest.mark.parametrize("mode", ["threads", "asyncio"])
+def test_cli_serve_stops_in_its_grace_with_a_subscriber_that_does_not_answer(tmp_path, mode):
+    """A stopped subscriber (SIGSTOP: a frozen process or a cut network) held the broker's
+    shutdown for two keep-alive periods (20 s), whatever --grace said."""
+    server = ServeProcess("--grace", "1", *(["--asyncio"] if mode == "asyncio" else []))
+    # a plain gRPC subscriber with a large receive window (jelly subscribe is dropped as a
+    # slow subscriber before its connection stalls)
+    script = ("import sys, grpc\n"
+              "from jelly._streaming import encode_subscribe\n"
+              "from jelly.grpc.server import SUBSCRIBE\n"
+              "channel = grpc.insecure_channel(sys.argv[1], options=[\n"
+              "    ('grpc.max_receive_message_length', 64 << 20)])\n"
+              "call = channel.unary_stream(SUBSCRIBE)(encode_subscribe('frozen'))\n"
+              "print('subscribed', flush=True)\n"
+              "for _ in call:\n"
+              "    pass\n")
+    sub = subprocess.Popen([sys.executable, "-c", script, server.target],
+                           env=jelly_subprocess_env(), stdout=subprocess.PIPE)
+    try:
+        assert sub.stdout.readline() == b"subscribed\n"
+        time.sleep(0.5)                             # the call reaches the broker
+        sub.send_signal(signal.SIGSTOP)
+        data = tmp_path / "in.nt"                 # far more than the buffers on the way
+        data.write_bytes(b"".join(b'<http://example.org/s%d> <http://example.org/p> "%s" .\n'
+                                  % (i, b"%d " % i * 12) for i in range(200000)))
+        proc = run_jelly("publish", "frozen", data, "--server", server.target, timeout=60)
+        assert proc.returncode == 0, proc.stderr
+        start = time.monotonic()
+        server.stop(signal.SIGINT)
+        assert time.monotonic() - start < 6         # grace 1 s, and 1 s to close
+    finally:
+        sub.send_signal(signal.SIGCONT)
+        sub.kill()
+        sub.wait()
+        if server.proc.poll() is None:
+            server.proc.kill()
+
+
 def test_cli_serve_with_tls(certificate, tmp_path):
     cert, key = certificate
     server = ServeProcess("--tls-cert", cert, "--tls-key", key, "--asyncio")

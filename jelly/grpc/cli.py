@@ -153,6 +153,10 @@ class _Progress:
 
 # -- serve ---------------------------------------------------------------------------------------
 
+#: Seconds a shutdown waits after the grace for connections to close (see _serve).
+_TEARDOWN = 1.0
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     _need_grpc()
     from ..options import ReaderLimits
@@ -186,7 +190,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
             pass
         if not args.quiet:
             print("jelly: shutting down", file=sys.stderr, flush=True)
-        server.stop(args.grace).wait()
+        # gRPC ends the calls after the grace, but closing the connection of a peer that does
+        # not answer (a stopped process, a cut network) waits for two keep-alive periods:
+        # the process is leaving, which closes it at once
+        server.stop(args.grace).wait(args.grace + _TEARDOWN)
     finally:
         for s, h in previous.items():
             signal.signal(s, h)
@@ -206,7 +213,10 @@ async def _serve_async(make: Any, args: argparse.Namespace, security: str) -> in
     await stop.wait()
     if not args.quiet:
         print("jelly: shutting down", file=sys.stderr, flush=True)
-    await server.stop(args.grace)
+    try:
+        await asyncio.wait_for(server.stop(args.grace), args.grace + _TEARDOWN)
+    except asyncio.TimeoutError:        # see _serve: a peer that does not answer
+        pass
     _summary(server, args)
     return 0
 
