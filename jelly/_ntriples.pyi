@@ -34,11 +34,12 @@ from ._lines import MESSAGE as MESSAGE, UntilMessage as UntilMessage, _MessageMa
 @overload
 def parse_nquads(source: _Source, *, messages: Literal[False] = False, chunk_size: int = ...,
                  allow_relative_iris: bool = False,
-                 syntax: _Syntax = None, at_start: bool = True) -> Iterator[_Statement]: ...
+                 syntax: _Syntax = None, at_start: bool = True,
+                 triples: bool = False) -> Iterator[_Statement]: ...
 @overload
 def parse_nquads(source: _Source, *, messages: bool, chunk_size: int = ...,
                  allow_relative_iris: bool = False,
-                 syntax: _Syntax = None, at_start: bool = True
+                 syntax: _Syntax = None, at_start: bool = True, triples: bool = False
                  ) -> Iterator[_Statement | _MessageMarker]:
     """Parse N-Triples / N-Quads from a binary stream or bytes.
 

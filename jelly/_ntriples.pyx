@@ -153,6 +153,7 @@ cdef class _Parser(LineParser):
 
     cdef bint messages
     cdef bint relative_ok
+    cdef public bint triples    # N-Triples by strict syntax: a graph label is an error
     cdef int syntax
     cdef _Slot* slots
     cdef char* sbuf
@@ -279,6 +280,9 @@ cdef class _Parser(LineParser):
         self._ws()
         p = self.p
         if p >= end or p[0] != 46:
+            if self.triples and p < end and p[0] != 10 and p[0] != 13:
+                self._fail(f"expected '.' (N-Triples has no graph label; read it as N-Quads), "
+                           f"found {describe(p, end)}", p)
             g = self._graph()
             self._ws()
             p = self.p
@@ -678,7 +682,7 @@ cdef class _Parser(LineParser):
 
 
 def parse_nquads(source, *, messages=False, chunk_size=_DEFAULT_CHUNK, allow_relative_iris=False,
-                 syntax=None, at_start=True):
+                 syntax=None, at_start=True, triples=False):
     """Parse N-Triples / N-Quads from a binary stream or bytes.
 
     ``syntax``: ``None`` (RDF 1.2 and RDF-star notations, generalized statements), ``"rdf12"``
@@ -688,7 +692,8 @@ def parse_nquads(source, *, messages=False, chunk_size=_DEFAULT_CHUNK, allow_rel
     ``RdfSyntaxError`` with the line and column, after the statements of the lines before it
     were yielded.  ``at_start=False``: ``source`` is a piece from inside a document (a worker's
     chunk), where a byte order mark is a character like any other (at the start of a document
-    it is passed over).
+    it is passed over).  ``triples=True``: N-Triples, where a graph label is an error (the
+    strict syntaxes; by default N-Triples text may hold a quad).
     """
     cdef int code = _syntax_code(syntax)
     cdef _Parser parser
@@ -706,6 +711,7 @@ def parse_nquads(source, *, messages=False, chunk_size=_DEFAULT_CHUNK, allow_rel
         raise ValueError("chunk_size must be positive")
     parser = _Parser(bool(messages), bool(allow_relative_iris), code)
     parser.at_start = bool(at_start)
+    parser.triples = bool(triples)
     return parse_lines(read, parser, chunk_size, _BATCH, "parse_nquads")
 
 

@@ -218,7 +218,8 @@ class NQuadsSource:
     def __init__(self, stream: BinaryReader, *, format: str = "nq", messages: bool = False,
                  rows_per_frame: int = DEFAULT_ROWS_PER_FRAME, syntax: str | None = None,
                  **_: Any) -> None:
-        self._items = parse_nquads(stream, messages=True, syntax=syntax)
+        self._items = parse_nquads(stream, messages=True, syntax=syntax,
+                                   triples=format == "nt" and syntax is not None)
         head: list[Any] = []
         delimited = False
         for item in self._items:

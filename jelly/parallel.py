@@ -1146,6 +1146,7 @@ class _EncodeChunk:
     rows_per_frame: int
     segment_size: int
     syntax: str | None
+    triples: bool           # N-Triples read by a strict syntax: no graph labels
 
 
 def _encode_chunk(task: _EncodeChunk, output: _Output) -> tuple[int, int, bool]:
@@ -1161,7 +1162,7 @@ def _encode_chunk(task: _EncodeChunk, output: _Output) -> tuple[int, int, bool]:
         try:
             message = writer.write_until(parse_nquads(
                 FileRange(_read_at(src.fileno()), task.start, task.end), messages=True,
-                syntax=task.syntax, at_start=task.start == 0), MESSAGE)
+                syntax=task.syntax, at_start=task.start == 0, triples=task.triples), MESSAGE)
         except RdfSyntaxError as exc:
             line = exc.line + _lines_before(src.fileno(), task.start) if exc.line else exc.line
             raise RdfSyntaxError(exc.message, offset=exc.offset, frame=exc.frame, row=exc.row,
@@ -1172,8 +1173,8 @@ def _encode_chunk(task: _EncodeChunk, output: _Output) -> tuple[int, int, bool]:
 
 def convert_text_to_jelly(path: str, out: BinaryWriter, *, jobs: int, options: StreamOptions,
                           rows_per_frame: int, segment_size: int, syntax: str | None = None,
-                          progress: Callable[[int], object] | None = None
-                          ) -> tuple[int, int] | None:
+                          progress: Callable[[int], object] | None = None,
+                          triples: bool = False) -> tuple[int, int] | None:
     """Convert the N-Triples / N-Quads file at ``path`` to a Jelly stream with ``options`` in
     ``out`` with ``jobs`` worker processes: the text is cut at line ends into chunks, each
     encoded as a segment (and cut into segments of ``segment_size`` statements), concatenated
@@ -1201,7 +1202,8 @@ def convert_text_to_jelly(path: str, out: BinaryWriter, *, jobs: int, options: S
             return None
     statements = frames = 0
     with _Placed(out, jobs, _encode_chunk, [
-            _EncodeChunk(path, start, end, options, rows_per_frame, segment_size, syntax)
+            _EncodeChunk(path, start, end, options, rows_per_frame, segment_size, syntax,
+                         triples)
             for start, end in chunks]) as placed:
         for index, (n, k, message) in placed:
             if message:
@@ -1262,7 +1264,8 @@ def auto_jobs(path: str | None, input_format: str = "jelly") -> int:
     return available_cores() if large else 1
 
 
-def _first_statement(path: str, syntax: str | None) -> tuple[Any, ...] | None:
+def _first_statement(path: str, syntax: str | None, triples: bool = False
+                     ) -> tuple[Any, ...] | None:
     """The first statement of a text file (from its first MiB), None if there is none there or
     it does not parse."""
     from ._ntriples import parse_nquads
@@ -1270,7 +1273,7 @@ def _first_statement(path: str, syntax: str | None) -> tuple[Any, ...] | None:
         head = f.read(MIN_CHUNK_BYTES)
     head = head[:head.rfind(b"\n") + 1] if len(head) == MIN_CHUNK_BYTES else head
     try:
-        return next(iter(parse_nquads(head, syntax=syntax)), None)
+        return next(iter(parse_nquads(head, syntax=syntax, triples=triples)), None)
     except JellyError:
         return None
 
@@ -1294,7 +1297,7 @@ def convert_file(path: str, out: BinaryWriter, input_format: str, output_format:
     if input_format == "nq":
         quads = True
     else:
-        first = _first_statement(path, syntax)
+        first = _first_statement(path, syntax, triples=syntax is not None)
         if first is None:
             return None
         quads = len(first) == 4
@@ -1302,7 +1305,8 @@ def convert_file(path: str, out: BinaryWriter, input_format: str, output_format:
     resolved = jelly_options(source, options, fields).replace(version=PROTOCOL_VERSION_1_0)
     return convert_text_to_jelly(path, out, jobs=jobs, options=resolved,
                                  rows_per_frame=rows_per_frame, segment_size=segment_size,
-                                 syntax=syntax, progress=progress)
+                                 syntax=syntax, progress=progress,
+                                 triples=input_format == "nt" and syntax is not None)
 
 
 @dataclasses.dataclass

@@ -331,6 +331,24 @@ def test_jelly_text_frames_are_found_across_reads_of_any_size(pieces, block):
     assert list(split_frames(io.BytesIO(text).read, block)) == _frames_by_lines(text)
 
 
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_strict_n_triples_has_no_graph_label(tmp_path, jobs):
+    """--syntax rdf12 / rdf-star follow the grammars: N-Triples has no fourth term (by default
+    N-Triples text may still hold a quad line)."""
+    # 2.6 MB: with --jobs 2, two chunks of at least 1 MiB, the quad in the second
+    lines = [b'<http://e/s%d> <http://e/p> "%d" .\n' % (i, i) for i in range(70000)]
+    lines[59999] = b'<http://e/s> <http://e/p> "q" <http://e/g> .\n'
+    (tmp_path / "in.nt").write_bytes(b"".join(lines))
+    for syntax in ("rdf12", "rdf-star"):
+        line = fails("convert", tmp_path / "in.nt", tmp_path / "out.jelly", "--syntax", syntax,
+                     "--jobs", jobs, "--segment-size", "500")
+        assert "N-Triples has no graph label" in line and "line 60000" in line, line
+        assert not (tmp_path / "out.jelly").exists()
+    (tmp_path / "in.nq").write_bytes(b"".join(lines))
+    ok("convert", tmp_path / "in.nq", tmp_path / "out.jelly", "--syntax", "rdf12", "--jobs",
+       jobs, "--segment-size", "500")
+
+
 def test_jelly_text_not_utf8_names_the_line(tmp_path):
     (tmp_path / "x.jelly.txt").write_bytes(
         b'# Frame 0\nrows {\n  name {\n    value: "caf\xe9"\n  }\n}\n')
