@@ -120,6 +120,7 @@ cdef struct JTerm:
     const char* s2          # language tag, datatype IRI, local name
     Py_ssize_t n2
     bint lang               # s2 is a language tag
+    bint langdir            # ... with a base direction ("en--ltr": Jena's langdir field)
     const char* s3          # datatype prefix name: prefix (s2 its local name)
     Py_ssize_t n3
     int64_t ivalue          # valInteger, valDecimal's unscaled value

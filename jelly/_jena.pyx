@@ -554,6 +554,7 @@ cdef class JenaEncoder:
         t.s2 = NULL
         t.n2 = 0
         t.lang = False
+        t.langdir = False
         if last is not None and self.repeat and _same_term(term, last):
             t.kind = T_REPEAT
             return 0
@@ -571,6 +572,7 @@ cdef class JenaEncoder:
             utf8_of(lit.lex, &t.s1, &t.n1)
             if lit.language is not None:
                 t.lang = True
+                t.langdir = "--" in <str>lit.language      # a base direction (RDF 1.2)
                 return utf8_of(<str>lit.language, &t.s2, &t.n2)
             if lit.datatype is None:
                 return 0

@@ -281,8 +281,6 @@ cdef class ProtoDecoder(JenaDecoder):
                 self.scalar(&s, 9, PM_LITERAL, tagpos, v)
             else:
                 p = self.skip(q, end, tag)
-        if s.field == 5:
-            self.fail(at, "literal with a base direction (RDF 1.2 langdir): not supported")
         if s.field == 4:
             if s.count > 1:
                 merged = self.merged(&s, PM_LITERAL)
@@ -296,10 +294,10 @@ cdef class ProtoDecoder(JenaDecoder):
             else:
                 self.strings(s.p, s.end, &s1, &n1, &s2, &n2)
                 datatype = self.cached(C_DTPREFIX, s1, n1, s2, n2, at)
-        elif s.field == 2 or s.field == 3:
+        elif 2 <= s.field <= 5:
             if s.count > 1:
                 self.validate_run(&s, PM_LITERAL, s.p)
-            if s.field == 2:
+            if s.field == 2 or s.field == 5:    # langdir: tag and direction, "en--ltr"
                 lang = self.cached(C_LANG, s.p, s.end - s.p, NULL, 0, at)
             else:
                 datatype = self.cached(C_DATATYPE, s.p, s.end - s.p, NULL, 0, at)
@@ -508,8 +506,8 @@ cdef class ProtoEncoder(JenaEncoder):
             m = wb_open(b)
             if t.n1:
                 wb_string_field(b, 0x0A, t.s1, t.n1)
-            if t.lang:
-                wb_string_field(b, 0x12, t.s2, t.n2)
+            if t.lang:      # langtag (2), or langdir (5): tag and direction, "en--ltr"
+                wb_string_field(b, 0x2A if t.langdir else 0x12, t.s2, t.n2)
             elif t.s3 != NULL:
                 wb_ensure(b, 2)
                 wb_byte(b, 0x22)

@@ -60,6 +60,15 @@ cdef inline double _le_double(const unsigned char* p) noexcept:
 
 
 @cython.final
+cdef inline Py_ssize_t _dir_at(const char* s, Py_ssize_t n) noexcept:
+    """Where the "--" of a language tag with a base direction ("en--ltr") starts (subtags are
+    separated by single hyphens, so it is the last double one)."""
+    cdef Py_ssize_t i = n - 2
+    while i > 0 and not (s[i] == 45 and s[i + 1] == 45):
+        i -= 1
+    return i
+
+
 cdef class ThriftDecoder(JenaDecoder):
     """Reads RDF Thrift: RDF statements (``mode="rdf"``) or a result set (``"results"``).
     See :class:`jelly._jena.JenaDecoder` for feeding it."""
@@ -305,6 +314,8 @@ cdef class ThriftDecoder(JenaDecoder):
         cdef const unsigned char* start = p
         cdef const unsigned char* lex = NULL
         cdef const unsigned char* lang = NULL
+        cdef const unsigned char* bdir = NULL
+        cdef Py_ssize_t nbdir = 0
         cdef const unsigned char* dt = NULL
         cdef const unsigned char* pre = NULL
         cdef const unsigned char* loc = NULL
@@ -328,8 +339,8 @@ cdef class ThriftDecoder(JenaDecoder):
                 if found != 3:
                     self.fail(start, "RDF_PrefixName without its prefix or localName")
                 dtprefix = True
-            elif ft == CT_BINARY and fid == 5:
-                self.fail(start, "literal with a base direction (RDF 1.2): not supported")
+            elif ft == CT_BINARY and fid == 5:  # baseDirection (RDF 1.2), beside langtag
+                p = self.binary(p, end, &bdir, &nbdir)
             else:
                 p = self.tskip(p, end, ft, 1, False)
         if lex == NULL:
@@ -340,10 +351,12 @@ cdef class ThriftDecoder(JenaDecoder):
             datatype = self.cached(C_DATATYPE, dt, ndt, NULL, 0, start)
         elif dtprefix:
             datatype = self.cached(C_DTPREFIX, pre, npre, loc, nloc, start)
-        return self.literal(self.string(lex, lex + nlex),
-                            self.cached(C_LANG, lang, nlang, NULL, 0, start) if lang != NULL
-                            else None,
-                            datatype, start)
+        language = self.cached(C_LANG, lang, nlang, NULL, 0, start) if lang != NULL else None
+        if bdir != NULL:            # jelly's terms hold the direction as N-Triples does
+            if language is None:
+                self.fail(start, "RDF_Literal with a baseDirection and no langtag")
+            language = f"{language}--{self.string(bdir, bdir + nbdir)}"
+        return self.literal(self.string(lex, lex + nlex), language, datatype, start)
 
     cdef int spo(self, const unsigned char** pp, const unsigned char* end, int depth,
                  bint quad) except -1:
@@ -500,6 +513,7 @@ cdef class ThriftEncoder(JenaEncoder):
         cdef int k = t.kind
         cdef uint64_t u
         cdef int i
+        cdef Py_ssize_t d
         wb_ensure(b, 48 + t.n1 + t.n2 + t.n3)
         if k == T_IRI or k == T_BNODE:
             wb_byte(b, <unsigned char>((k << 4) | CT_STRUCT))
@@ -510,7 +524,14 @@ cdef class ThriftEncoder(JenaEncoder):
             wb_byte(b, 0x3C)
             wb_byte(b, 0x18)
             _bin(b, t.s1, t.n1)
-            if t.lang:
+            if t.langdir:
+                # "en--ltr": the tag in langtag (field 2), the direction in baseDirection (5)
+                d = _dir_at(t.s2, t.n2)
+                wb_byte(b, 0x18)                # field 2 (delta 1)
+                _bin(b, t.s2, d)
+                wb_byte(b, 0x38)                # field 5 (delta 3)
+                _bin(b, t.s2 + d + 2, t.n2 - d - 2)
+            elif t.lang:
                 wb_byte(b, 0x18)                # field 2 (delta 1)
                 _bin(b, t.s2, t.n2)
             elif t.s3 != NULL:
