@@ -59,7 +59,6 @@ cdef inline double _le_double(const unsigned char* p) noexcept:
     return d
 
 
-@cython.final
 cdef inline Py_ssize_t _dir_at(const char* s, Py_ssize_t n) noexcept:
     """Where the "--" of a language tag with a base direction ("en--ltr") starts (subtags are
     separated by single hyphens, so it is the last double one)."""
@@ -69,6 +68,7 @@ cdef inline Py_ssize_t _dir_at(const char* s, Py_ssize_t n) noexcept:
     return i
 
 
+@cython.final
 cdef class ThriftDecoder(JenaDecoder):
     """Reads RDF Thrift: RDF statements (``mode="rdf"``) or a result set (``"results"``).
     See :class:`jelly._jena.JenaDecoder` for feeding it."""
