@@ -12,13 +12,14 @@ import atexit
 import contextlib
 import importlib
 import os
+import re
 import signal
 import sys
 from typing import Any, Callable, Iterator
 
 from . import __version__, formats
 from .convert import convert
-from .errors import JellyError
+from .errors import JellyEncodeError, JellyError, JellyOptionsError
 from .io import outputs_done, outputs_mark, watch_signals
 from .options import LogicalStreamType, PRESETS
 from .reader import read_options
@@ -306,6 +307,23 @@ ENDING_SIGNALS = tuple(s for s in (getattr(signal, "SIGTERM", None),
                                    getattr(signal, "SIGHUP", None)) if s is not None)
 
 
+#: Option names of the API at the start of an error of options or of a writer: on the command
+#: line, the flags that give them.
+_OPTION_WORD = re.compile(r"^(rows_per_frame|max_(?:name|prefix|datatype)_table_size) (?=must)")
+
+
+def flags_named(exc: JellyError) -> str:
+    """The one line of ``exc`` for the command line: an error of options or of a writer
+    names the flags that fix it (``--rows-per-frame must be at least 1``, ``give
+    --generalized``), not the API's keywords, which the library's own messages keep."""
+    message = str(exc)
+    if isinstance(exc, (JellyOptionsError, JellyEncodeError)):
+        message = _OPTION_WORD.sub(lambda m: "--" + m.group(1).replace("_", "-") + " ", message)
+        message = message.replace("enable generalized_statements", "give --generalized") \
+            .replace("statement_type='quads'", "--statement-type quads")
+    return message
+
+
 def main(argv=None) -> int:
     argv = [os.fspath(a) for a in (sys.argv[1:] if argv is None else argv)]
     parser = build_parser(argv[0] if argv else None)
@@ -328,7 +346,7 @@ def main(argv=None) -> int:
         # whether a file was replaced); a signal before that leaves everything as it was
         return 0 if outputs_done(mark) else 128 + stop.signum
     except JellyError as exc:
-        _die(str(exc))
+        _die(flags_named(exc))
         return 1
     except BrokenPipeError:
         # The reader of our output went away (e.g. `| head`): not an error.  Point stdout at

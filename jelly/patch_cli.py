@@ -26,7 +26,7 @@ from typing import Any, Iterator
 
 from . import formats
 from ._patchops import Add, Delete, PatchOp
-from .errors import JellyEncodeError, JellyError, JellyOptionsError
+from .errors import JellyError
 from .inspect import amount
 from .io import is_stdio, open_input, peek
 from .options import _preset_sizes
@@ -40,11 +40,6 @@ LOOKUP_COLUMNS = {"name": "names", "prefix": "prefixes", "datatype": "datatypes"
 _TABLE_SIZES = ("max_name_table_size", "max_prefix_table_size", "max_datatype_table_size")
 _WRITER_FIELDS = ("stream_type", "statement_type", "preset", "max_name_table_size",
                   "max_prefix_table_size", "max_datatype_table_size", "rdf_star", "generalized")
-#: The API keywords that the writers' errors name, and the flags that give them here.
-_FLAGS = (("statement_type='quads'", "--statement-type quads"),
-          ("rows_per_frame", "--rows-per-frame"),
-          ("max_name_table_size", "--max-name-table-size"),
-          ("enable generalized_statements", "give --generalized"))
 
 
 # -------------------------------------------------------------------------- formats and I/O
@@ -176,29 +171,13 @@ def _open_writer(path: str, fmt: formats.RdfFormat, args: argparse.Namespace,
     return patch.PatchWriter(path, options, **flags)
 
 
-@contextlib.contextmanager
-def _flags_named() -> Iterator[None]:
-    """Errors of the Jelly-Patch writer name the flags that fix them, not the API's keywords
-    (the library's messages stay the API's)."""
-    try:
-        yield
-    except (JellyEncodeError, JellyOptionsError) as exc:
-        message = exc.message
-        for keyword, flag in _FLAGS:
-            message = message.replace(keyword, flag)
-        if message == exc.message:
-            raise
-        raise type(exc)(message, offset=exc.offset, frame=exc.frame, row=exc.row,
-                        line=exc.line) from None
-
-
 # ---------------------------------------------------------------------------------- convert
 
 def cmd_convert(args: argparse.Namespace) -> int:
     out_fmt = _output_format(args.to_format, args.output)
     with _open_patch(args.input, args.from_format, args.syntax) as src:
         options = src.reader.options if src.binary else None
-        with _flags_named(), _open_writer(args.output, out_fmt, args, options) as writer:
+        with _open_writer(args.output, out_fmt, args, options) as writer:
             writer.write_all(src.ops)
     if args.verbose:
         print(amount(writer.operations_written, "operation"), file=sys.stderr)
@@ -353,7 +332,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     a = read_dataset(args.first, format=args.from_format, syntax=args.syntax, base=args.base)
     b = read_dataset(args.second, format=args.from_format, syntax=args.syntax, base=args.base)
     ops = diff(a, b, transaction=not args.no_transaction)
-    with _flags_named(), _open_writer(args.output, out_fmt, args, held=ops) as writer:
+    with _open_writer(args.output, out_fmt, args, held=ops) as writer:
         writer.write_all(ops)
     if args.verbose:
         print(amount(len(ops), "operation"), file=sys.stderr)

@@ -743,8 +743,9 @@ def test_an_output_that_is_not_a_regular_file_is_written_in_place(tmp_path):
 
 
 def test_bad_options(tmp_path):
+    # errors of options name the flags (the library's messages keep the API's words)
     fails("convert", SENSORS, tmp_path / "o.jelly", "--max-name-table-size", "4",
-          match="max_name_table_size must be at least 8")
+          match="error: --max-name-table-size must be at least 8")
     fails("convert", SENSORS, tmp_path / "o.jelly", "--physical-type", "quads",
           "--logical-type", "graphs", match="logical type GRAPHS does not fit physical type "
                                                "QUADS")
@@ -752,7 +753,12 @@ def test_bad_options(tmp_path):
     fails("convert", SENSORS, tmp_path / "o.jelly", "--options-from", tmp_path / "opts.jelly",
           "--preset", "small", match="--options-from and --preset both give the table sizes")
     fails("convert", SENSORS, tmp_path / "o.jelly", "--rows-per-frame", "0",
-          match="rows_per_frame")
+          match="error: --rows-per-frame must be at least 1")
+    (tmp_path / "g.nt").write_bytes(b'"x" <http://e/p> <http://e/o> .\n')
+    fails("convert", tmp_path / "g.nt", tmp_path / "o.jelly",
+          match="is a generalized statement; give --generalized")
+    with pytest.raises(jelly.JellyOptionsError, match="^rows_per_frame must be at least 1"):
+        jelly.serialize([], rows_per_frame=0)
     fails("convert", SENSORS, tmp_path / "o.jelly", "--preset", "huge", match="invalid choice")
     fails("convert", SENSORS, tmp_path / "o.jelly", "--max-name-table-size", "x",
           match="invalid int value")
