@@ -75,11 +75,17 @@ def _load(spec: str) -> Callable[..., Any]:
     return loaded
 
 
-def _skip_varint(head: bytes, i: int) -> int:
-    """The position after the varint at ``i`` (``len(head)`` if it runs past the end)."""
-    while i < len(head) and head[i] & 0x80 and i < 9:
+def _varint(head: bytes, i: int) -> tuple[int, int]:
+    """The varint at ``i`` and the position after it (-1 for the value if it runs past the
+    end)."""
+    value = shift = 0
+    while i < len(head) and shift < 64:
+        value |= (head[i] & 0x7F) << shift
         i += 1
-    return i + 1
+        if not head[i - 1] & 0x80:
+            return value, i
+        shift += 7
+    return -1, i
 
 
 def _tags(head: bytes) -> list[tuple[int, int]]:
@@ -87,10 +93,10 @@ def _tags(head: bytes) -> list[tuple[int, int]]:
     field, then of the options row: a single frame starts 0A <row length> 0A, a delimited
     stream with a frame length, then 0A <row length> 0A.  Bytes starting 0A can be either (a
     first frame of 10 bytes), so both places are given for them."""
-    first = _skip_varint(head, 0)
-    places = [(first, _skip_varint(head, first + 1))]
+    first = _varint(head, 0)[1]
+    places = [(first, _varint(head, first + 1)[1])]
     if head[:1] == b"\x0a":
-        places.insert(0, (0, _skip_varint(head, 1)))
+        places.insert(0, (0, _varint(head, 1)[1]))
     return places
 
 
@@ -102,7 +108,7 @@ def _options_head(head: bytes) -> int | None:
         return None
     for tags in _tags(head):
         if all(i < len(head) and head[i] == 0x0A for i in tags):
-            i = _skip_varint(head, tags[1] + 1)     # the options message's length
+            i = _varint(head, tags[1] + 1)[1]     # the options message's length
             return head[i] if i < len(head) else 0
     return None
 
@@ -121,19 +127,6 @@ def _jelly_head(head: bytes) -> bool:
 
 def _jelly_patch_head(head: bytes) -> bool:
     return _options_head(head) == 0x08
-
-
-def _varint(head: bytes, i: int) -> tuple[int, int]:
-    """The varint at ``i`` and the position after it (-1 for the value if it runs past the
-    end)."""
-    value = shift = 0
-    while i < len(head) and shift < 64:
-        value |= (head[i] & 0x7F) << shift
-        i += 1
-        if not head[i - 1] & 0x80:
-            return value, i
-        shift += 7
-    return -1, i
 
 
 #: The tags that start an RDF_Term of Jena's RDF Protobuf: iri .. valDecimal (fields 1-10).
