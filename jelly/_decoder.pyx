@@ -17,7 +17,7 @@ cimport cython
 from libc.stdint cimport uint64_t, uint32_t, int32_t
 from cpython.bytes cimport PyBytes_FromStringAndSize
 
-from ._wire cimport WT_VARINT, K_IRI, K_LITERAL
+from ._wire cimport WT_VARINT, K_IRI, K_LITERAL, rdf_protobuf_row
 from ._buffer cimport Slot, F_UNKNOWN, F_VARINT, F_STRING, F_MSG
 from ._termdecoder cimport (TermDecoder, M_IRI, M_TRIPLE, M_QUAD, M_EMPTY, M_ENTRY,
                             M_FIRST_OWN, ENTRY_NAME, ENTRY_PREFIX, ENTRY_DATATYPE, graph_kind)
@@ -360,23 +360,14 @@ cdef class Decoder(TermDecoder):
     cdef const unsigned char* frame_field(self, uint64_t tag, const unsigned char* q,
                                           const unsigned char* end) except NULL:
         cdef uint64_t v
-        cdef const unsigned char* after
         if tag == 0x7A:                 # metadata
             q = self.length(q, end, &v)
             self.metadata_entry(q, q + v)
             return q + v
-        after = self.skip(q, end, tag)
-        # Jena's RDF Protobuf is delimited protobuf too: its triple, quad and base rows
-        # (fields 2, 3, 4) read as frames of one unknown field, so such a file would pass as
-        # an empty stream.  A first frame, before any options, that is one such field whole,
-        # holding a message, is not Jelly.  (Unknown fields beside rows are what a later
-        # version may write: skipped.)
-        if (self.options is None and (tag == 0x12 or tag == 0x1A or tag == 0x22)
-                and q - 1 == self.base and after == end and after - q > 1):
-            q = self.length(q, end, &v)
-            if q < end and q[0] == 0x0A:
-                self.fail(self.base, "not a Jelly file (it looks like RDF Protobuf)")
-        return after
+        # before any options, a frame that is a row of Jena's RDF Protobuf is not Jelly
+        if self.options is None and q - 1 == self.base and rdf_protobuf_row(self.base, end):
+            self.fail(self.base, "not a Jelly file (it looks like RDF Protobuf)")
+        return self.skip(q, end, tag)
 
     def begin_frame(self, data, Py_ssize_t offset=0):
         """Start decoding one frame (the bytes of an ``RdfStreamFrame``, without a length

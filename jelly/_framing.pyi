@@ -45,6 +45,9 @@ class FrameSplitter:
         """The stream has ended: returns ``[(offset, frame)]`` for a single-frame stream, ``[]``
         otherwise; raises if it ended inside a frame or a length prefix."""
 
+def is_rdf_protobuf_row(frame: Buffer) -> bool:
+    """Whether the bytes of a frame (without its length) are a row of Jena's RDF Protobuf and
+    not Jelly (one field 2, 3 or 4, whole, holding a message)."""
 def next_frame(data: Buffer, pos: int, max_frame_size: int = 4611686018427387904,
                index: int = 0) -> tuple[int, int] | None:
     """``(begin, end)`` of the delimited frame whose length prefix starts at ``pos`` in

@@ -20,7 +20,7 @@ from libc.stdint cimport uint64_t
 from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_SIMPLE
 from cpython.bytes cimport PyBytes_FromStringAndSize
 
-from ._wire cimport read_varint, skip_field
+from ._wire cimport rdf_protobuf_row, read_varint, skip_field
 
 from .errors import JellyDecodeError, JellyLimitError, JellyTruncatedError
 
@@ -52,6 +52,15 @@ def detect_delimited(head, bint complete=False):
     if complete:
         return len(h) == 0 or h[0] != 0x0A or (len(h) >= 2 and h[1] == 0x0A)
     return None
+
+
+def is_rdf_protobuf_row(const unsigned char[::1] frame):
+    """Whether the bytes of a frame (without its length) are a row of Jena's RDF Protobuf and
+    not Jelly (the rule is :func:`jelly._wire.rdf_protobuf_row`, which the decoder applies
+    too)."""
+    if frame.shape[0] == 0:
+        return False
+    return rdf_protobuf_row(&frame[0], &frame[0] + frame.shape[0])
 
 
 cdef class FrameSplitter:

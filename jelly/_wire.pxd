@@ -112,3 +112,17 @@ cdef inline uint64_t zigzag(int64_t v) noexcept nogil:
 
 cdef inline int64_t unzigzag(uint64_t v) noexcept nogil:
     return <int64_t>(v >> 1) ^ -<int64_t>(v & 1)
+
+
+cdef inline bint rdf_protobuf_row(const unsigned char* p, const unsigned char* end) noexcept nogil:
+    """Whether the bytes of a frame ``p`` .. ``end`` are a row of Jena's RDF Protobuf rather
+    than Jelly: it is delimited protobuf too, and its triple, quad and base rows (fields 2, 3,
+    4, unknown to RdfStreamFrame) read as a frame of one unknown field and no rows, which would
+    pass as empty.  So: one such field, whole, holding a message (its field 1).  A Jelly frame
+    with unknown fields beside its rows is what a later version may write."""
+    cdef uint64_t n
+    cdef const unsigned char* q
+    if end - p < 3 or not (p[0] == 0x12 or p[0] == 0x1A or p[0] == 0x22):
+        return False
+    q = read_varint(p + 1, end, &n)
+    return q != NULL and q < end and n == <uint64_t>(end - q) and q[0] == 0x0A

@@ -34,7 +34,7 @@ import zlib
 from types import TracebackType
 from typing import IO, TYPE_CHECKING, Any, Callable, Iterator, TypeVar, cast
 
-from ._framing import FrameSplitter, detect_delimited, next_frame
+from ._framing import FrameSplitter, detect_delimited, is_rdf_protobuf_row, next_frame
 from .errors import JellyDecodeError, JellyError, JellyLimitError
 from .options import DEFAULT_LIMITS, ReaderLimits
 
@@ -660,18 +660,10 @@ class FrameReader:
             raise not_jelly(self.head, exc) from None
 
     def _check_first(self, frame: bytes | memoryview) -> None:
-        """Jena's RDF Protobuf is delimited protobuf too: a row that is a triple, a quad or a
-        base (fields 2, 3, 4) reads as a Jelly frame of one unknown field and no rows
-        (protobuf skips unknown fields), so such a file would pass as an empty stream.  A
-        first frame that is one such field, whole, holding a message, is refused as not
-        Jelly.  (A frame with unknown fields and rows is Jelly a later version may write.)
-        The Decoder has the same rule, for frames given to it directly; this one also covers
-        the readers that do not decode (transcode, inspect)."""
-        if len(frame) < 3 or frame[0] not in (0x12, 0x1A, 0x22):
-            return
-        from .formats import _varint
-        length, start = _varint(bytes(frame[:11]), 1)
-        if start + length == len(frame) and frame[start] == 0x0A:
+        """A first frame that is a row of Jena's RDF Protobuf would read as an empty frame;
+        the decoder refuses it too, this also for the readers that do not decode
+        (transcode, inspect)."""
+        if is_rdf_protobuf_row(frame):
             raise JellyDecodeError("not a Jelly file (it looks like RDF Protobuf)")
 
     def _frames(self) -> Iterator[tuple[int, bytes | memoryview]]:
