@@ -19,7 +19,7 @@ from typing import Any, Callable, Iterator
 
 from . import __version__, formats
 from .convert import convert
-from .errors import JellyEncodeError, JellyError, JellyOptionsError
+from .errors import JellyEncodeError, JellyError, JellyOptionsError, amount
 from .io import outputs_done, outputs_mark, watch_signals
 from .options import LogicalStreamType, PRESETS
 from .reader import read_options
@@ -148,7 +148,6 @@ def cmd_convert(args) -> int:
         migrate=args.migrate, take_frames=args.take_frames, combine=args.combine,
         merge_graphs=args.merge_graphs, segment_size=args.segment_size or None, jobs=args.jobs)
     if args.verbose:
-        from .inspect import amount
         print(f"{amount(result.statements, 'statement')}, {amount(result.frames, 'frame')}",
               file=sys.stderr)
     return 0
@@ -166,7 +165,7 @@ def cmd_inspect(args) -> int:
 
 
 def cmd_validate(args) -> int:
-    from .inspect import amount, validate
+    from .inspect import validate
     result = validate(args.file, compare_to=args.compare_to, compare_format=args.compare_format,
                       ordered=args.ordered, frames=args.frames, options_file=args.options_file,
                       delimited={"auto": None, "yes": True, "no": False}[args.delimited])

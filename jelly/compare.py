@@ -32,6 +32,7 @@ import itertools
 from typing import AbstractSet, Any, Iterable, Iterator, Sequence
 
 from ._terms import DEFAULT_GRAPH, BlankNode, DefaultGraph, IRI, Literal, Triple
+from .errors import amount
 
 __all__ = ["DatasetComparison", "OrderedComparison", "collector_paused", "dataset_difference",
            "normalized", "ordered_difference"]
@@ -231,26 +232,22 @@ class DatasetComparison:
         parts = []
         missing = [st for st, found in self._ground.items() if not found]
         if missing:
-            parts.append(f"{_count(len(missing), 'expected statement')} without blank nodes "
+            parts.append(f"{amount(len(missing), 'expected statement')} without blank nodes "
                          f"{'is' if len(missing) == 1 else 'are'} missing, e.g. "
                          f"{_show(min(missing, key=_show))}")
         if self._extra:
-            parts.append(f"{_count(len(self._extra), 'statement')} without blank nodes "
+            parts.append(f"{amount(len(self._extra), 'statement')} without blank nodes "
                          f"{'was' if len(self._extra) == 1 else 'were'} not expected, e.g. "
                          f"{_show(min(self._extra, key=_show))}")
         exp_b, act_b = self._blank[0].keys(), self._blank[1].keys()
         if len(exp_b) != len(act_b):
-            parts.append(f"expected {_count(len(exp_b), 'statement')} with blank nodes, "
+            parts.append(f"expected {amount(len(exp_b), 'statement')} with blank nodes, "
                          f"found {len(act_b)}")
         elif not parts and exp_b != act_b and not _renames(exp_b, act_b, _in_order(exp_b, act_b)) \
                 and _isomorphism(list(exp_b), list(act_b)) is None:
             parts.append(f"the {len(exp_b)} statements with blank nodes cannot be matched by "
                          f"renaming blank nodes")
         return "; ".join(parts) or None
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def _ground(st: tuple[Any, ...]) -> bool:

@@ -11,6 +11,14 @@ from __future__ import annotations
 from typing import Any, Callable
 
 
+def amount(n: int, noun: str) -> str:
+    """``n`` and ``noun``, plural unless ``n`` is 1 (``1 frame``, ``2 patches``): counts in
+    messages and reports."""
+    if n == 1:
+        return f"{n} {noun}"
+    return f"{n} {noun}es" if noun.endswith(("s", "x", "ch", "sh")) else f"{n} {noun}s"
+
+
 class JellyError(ValueError):
     """Root of all errors raised by jelly for bad input, bad options or bad data."""
 

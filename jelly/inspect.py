@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
 from . import formats as _formats
 from ._decoder import ROW_KINDS
-from .errors import JellyError
+from .errors import JellyError, amount
 from .io import is_stdio
 from .options import LogicalStreamType, PhysicalStreamType, StreamOptions
 from .reader import Reader
@@ -186,11 +186,6 @@ def _flat_terms(terms: dict[str, Any]) -> dict[str, int]:
         else:
             out[k] = v
     return out
-
-
-def amount(n: int, one: str, many: str = "") -> str:
-    """``1 frame``, ``2 frames`` (``many``: an irregular plural)."""
-    return f"{n} {one if n == 1 else many or one + 's'}"
 
 
 def render(report: dict[str, Any], fmt: str = "table", name: str = "") -> str:

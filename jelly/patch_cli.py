@@ -26,8 +26,7 @@ from typing import Any, Iterator
 
 from . import formats
 from ._patchops import Add, Delete, PatchOp
-from .errors import JellyError
-from .inspect import amount
+from .errors import JellyError, amount
 from .io import is_stdio, open_input, peek
 from .options import _preset_sizes
 from .patchdata import OPERATION_NAMES, PatchChecker, _check_jelly_kind, apply_operations, \
@@ -267,14 +266,14 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     if "delimited" in report:
         kind = "delimited" if report["delimited"] else "single frame"
         print(f"file: {args.file} ({fmt.label}, {kind}, {amount(report['frames'], 'frame')}, "
-              f"{amount(report['patches'], 'patch', 'patches')})")
+              f"{amount(report['patches'], 'patch')})")
         if report["options"] is not None:
             print("options:")
             for k, v in report["options"].items():
                 print(f"  {k}: {v}")
         first, table = "frame", report.get("frame_rows", ())
     else:
-        print(f"file: {args.file} ({fmt.label}, {amount(report['patches'], 'patch', 'patches')})")
+        print(f"file: {args.file} ({fmt.label}, {amount(report['patches'], 'patch')})")
         first, table = "patch", report.get("patch_rows", ())
     cols = [first, *report["totals"]]
     widths = [max(len(c), 6) for c in cols]
@@ -307,7 +306,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         checker.finish()
         what = f"{src.fmt.label}"
     if not args.quiet:
-        print(f"valid {what}: {amount(checker.patches, 'patch', 'patches')}, "
+        print(f"valid {what}: {amount(checker.patches, 'patch')}, "
               f"{amount(checker.operations - checker.ends, 'operation')}")
     return 0
 
