@@ -316,10 +316,10 @@ def _written_frames(args: argparse.Namespace, fields: dict[str, Any], stats: dic
         try:
             source = open_source(stream, fmt, messages=args.messages,
                                  rows_per_frame=args.rows_per_frame)
-            sink: Any = None
-            sink = JellySink(_Frames(lambda f: put(("frame", f, sink.statements_written))),
-                             source, rows_per_frame=args.rows_per_frame,
-                             stream_name=args.topic, **fields)
+            sink: Any = None        # (a frame written while the sink is made has no count)
+            sink = JellySink(
+                _Frames(lambda f: put(("frame", f, sink.statements_written if sink else -1))),
+                source, rows_per_frame=args.rows_per_frame, stream_name=args.topic, **fields)
             for frame, message in source.frames():
                 sink.write(frame, message)
             sink.close()
