@@ -19,7 +19,9 @@ a triple through a reifier: ``_:r rdf:reifies <<( s p o )>> . _:r :source :x .``
   where that would lose information (one reifier of two triples, two reifiers of one triple
   in one message, a reifier used before its ``rdf:reifies`` statement or in a graph without
   one, an ``rdf:reifies`` statement in a graph where its reifier is not used but that is used
-  elsewhere); memory grows with the number of reifiers and of blank nodes.
+  elsewhere, a reifier that names a graph and is used elsewhere: RDF-star has no quoted triple
+  as graph name); memory grows with the number of reifiers and of blank nodes (of a message:
+  each message of a log, or frame of a grouped stream, starts afresh).
 
 Both are generators over statements (3- or 4-tuples of :mod:`jelly` terms), so they stream.
 """
@@ -177,6 +179,9 @@ class ToRdfStar:
         # where its rdf:reifies statement is, and each of those must see a use.
         self._where: set[Any] = set()
         self._replaced: set[BlankNode] = set()
+        # Blank graph names: a reifier that names a graph cannot also be replaced elsewhere
+        # (RDF-star has no quoted triple as graph name; the graph would lose its triple).
+        self._named: set[BlankNode] = set()
 
     def _register(self, st: Any) -> None:
         s, o = st[0], st[2]
@@ -196,6 +201,8 @@ class ToRdfStar:
                                  f"_:{s.value}); RDF-star would merge them")
             self._reifier[t] = s
         g = _graph_of(st)
+        if type(g) is BlankNode:
+            self._name(g)
         key = _key(s, g)
         self._graph.setdefault(key, (s, tuple(st[3:])))
         self._where.add(key)
@@ -206,6 +213,8 @@ class ToRdfStar:
         s, o = st[0], st[2]
         reified = self._reified
         g = _graph_of(st)
+        if type(g) is BlankNode:
+            self._name(g)
         self._use(s, g)
         self._use(o, g)
         check_rdf_star(o)
@@ -249,8 +258,6 @@ class ToRdfStar:
         they were (``_:r rdf:reifies << s p o >>``): call it at the end of the statements
         (of a document, or of a message of a log)."""
         graphs, self._graph = self._graph, {}
-        # A message's blank nodes are its own: the next one may give the triple another reifier.
-        self._reifier.clear()
         unused = []
         for key, (b, graph) in graphs.items():
             if key in self._used:
@@ -260,6 +267,11 @@ class ToRdfStar:
                 raise JellyError(f"_:{b.value} has an rdf:reifies statement in {where} but is "
                                  f"used only in other graphs; RDF-star cannot say that")
             unused.append((b, RDF_REIFIES, self._reified[b]) + graph)
+        # A message's blank nodes are its own: the next one may use the same labels for other
+        # nodes, give the triple another reifier, or state an rdf:reifies statement again.
+        for state in (self._reified, self._reifier, self._seen, self._used, self._where,
+                      self._replaced, self._named):
+            state.clear()
         return unused
 
     def _use(self, term: Any, g: Any) -> None:
@@ -272,10 +284,24 @@ class ToRdfStar:
                 if key not in self._where:
                     raise JellyError(f"_:{term.value} is used in {_graph_name(g)}, where it has "
                                      f"no rdf:reifies statement; RDF-star cannot say that")
+                if term in self._named:
+                    _named_reifier(term)
                 self._replaced.add(term)
         elif tp is Triple:
             self._use(term.s, g)
             self._use(term.o, g)
+
+
+    def _name(self, g: BlankNode) -> None:
+        """Note ``g`` as a graph name."""
+        self._named.add(g)
+        if g in self._replaced:
+            _named_reifier(g)
+
+
+def _named_reifier(b: BlankNode) -> None:
+    raise JellyError(f"_:{b.value} reifies a triple and names a graph; RDF-star has no quoted "
+                     f"triple as graph name")
 
 
 def _is_reifies(st: Any) -> bool:

@@ -296,3 +296,49 @@ def test_input_labels_never_meet_reifiers(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.decode().splitlines()[2] == (
         f'_:{rr.value} <http://example/name> "unrelated" .')
+
+
+def test_each_frame_of_a_grouped_stream_keeps_its_unused_rdf_reifies(tmp_path):
+    """A frame of a grouped stream is a message with blank nodes of its own: an rdf:reifies
+    statement that nothing in its frame uses stays in that frame, even when an earlier frame
+    used the same label as a reifier (the state of the first frame kept it out of the
+    second)."""
+    import jelly
+    r, X = BlankNode("r"), (S, P, O)
+    path = tmp_path / "graphs.jelly"
+    frames = [[(r, RDF_REIFIES, T), (r, P, Literal("1"))], [X, (r, RDF_REIFIES, T)]]
+    jelly.serialize_frames(frames, path, logical_type=jelly.LogicalStreamType.GRAPHS,
+                           rdf_star=True)
+    proc = run_jelly("convert", path, "-", "--to", "nt", "--to-rdf-star", "--messages")
+    assert proc.returncode == 0, proc.stderr
+    reifies = f"_:r <{RDF_REIFIES.value}> << <http://example/a> <http://example/b> " \
+              f"<http://example/c> >> .\n"
+    assert proc.stdout.decode() == (
+        "# @message\n"
+        "<< <http://example/a> <http://example/b> <http://example/c> >> <http://example/p> "
+        "\"1\" .\n"
+        "# @message\n"
+        "<http://example/s> <http://example/p> <http://example/o> .\n" + reifies)
+
+
+@pytest.mark.parametrize("statements", [
+    [(BlankNode("r"), RDF_REIFIES, T, None), (S, P, O, BlankNode("r")),
+     (BlankNode("r"), P, O, None)],
+    [(BlankNode("r"), RDF_REIFIES, T, None), (BlankNode("r"), P, O, None),
+     (S, P, O, BlankNode("r"))],
+    [(S, P, O, BlankNode("r")), (BlankNode("r"), RDF_REIFIES, T, None),
+     (BlankNode("r"), P, O, None)],
+    [(BlankNode("r"), RDF_REIFIES, T, BlankNode("r")), (BlankNode("r"), P, O, BlankNode("r"))],
+], ids=["name-then-use", "use-then-name", "name-before-reifies", "its-own-graph"])
+@pytest.mark.parametrize("strict", [True, False])
+def test_a_reifier_that_names_a_graph(statements, strict):
+    """RDF-star has no quoted triple as graph name: a reifier that names a graph and is used
+    elsewhere is refused (its uses became the triple, the graph name stayed a blank node whose
+    rdf:reifies statement was dropped), in any order; one that only names a graph is kept."""
+    from jelly import DEFAULT_GRAPH
+    sts = [st[:3] + ((DEFAULT_GRAPH if st[3] is None else st[3]),) for st in statements]
+    with pytest.raises(JellyError, match="_:r reifies a triple and names a graph"):
+        list(to_rdf_star(sts, strict=strict))
+    r = BlankNode("r")
+    only = [(S, P, O, r), (r, RDF_REIFIES, T, DEFAULT_GRAPH)]
+    assert list(to_rdf_star(only, strict=strict)) == only
