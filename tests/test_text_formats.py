@@ -203,6 +203,25 @@ def test_rdf_xml_output_is_xml_that_readers_take(tmp_path):
         assert rdflib.Graph().parse(out, format="xml")     # the earlier output, untouched
 
 
+def test_rdf_xml_mends_triple_terms_too(tmp_path):
+    """An RDF 1.2 triple term is written inside rdf:parseType="Triple": its blank nodes,
+    carriage returns and predicates are mended or refused as anywhere else."""
+    import pyoxigraph
+    src = tmp_path / "in.nt"
+    src.write_bytes(b'<http://e/s> <http://e/p> <<( _:1 <http://e/a> "x\\r" )>> .\n'
+                    b'_:1 <http://e/b> <<( <http://e/s> <http://e/a> _:_1 )>> .\n')
+    out = tmp_path / "out.rdf"
+    proc = run_jelly("convert", src, out, "--syntax", "rdf12")
+    assert proc.returncode == 0, proc.stderr
+    (q2, q1) = sorted(pyoxigraph.parse(path=str(out)), key=lambda q: q.predicate.value)
+    inner1, inner2 = q1.object, q2.object
+    assert inner1.object.value == "x\r" and q2.subject == inner1.subject
+    assert isinstance(inner2.object, pyoxigraph.BlankNode) and inner2.object != q2.subject
+    src.write_bytes(b'<http://e/s> <http://e/p> <<( <http://e/s> <http://e/> "x" )>> .\n')
+    proc = run_jelly("convert", src, out, "--syntax", "rdf12")
+    assert proc.returncode == 1 and b"the predicate <http://e/>:" in proc.stderr, proc.stderr
+
+
 def test_rdf_xml_is_mended_across_the_writes_of_pyoxigraph():
     """The XML is mended a line at a time: a label or a carriage return cut by one of
     pyoxigraph's writes is mended all the same."""
