@@ -416,9 +416,13 @@ def _write_at(fd: int, offset: int, chunks: list[bytes]) -> None:
 def _pwritev(fd: int, offset: int, views: list[memoryview]) -> int:
     """Write all of ``views`` at ``offset`` (again after a short write); the offset after."""
     while views:
-        done = os.pwritev(fd, views, offset)
-        if not done:
-            raise OSError(errno.EIO, "a write to the output file wrote nothing")
+        try:
+            done = os.pwritev(fd, views, offset)
+            if not done:
+                raise OSError(errno.EIO, "a write to the output file wrote nothing")
+        except OSError as exc:
+            exc.failed_at = offset  # type: ignore[attr-defined]   # see _Placed.close
+            raise
         offset += done
         k = 0                                   # the views written whole
         while k < len(views) and done >= len(views[k]):
@@ -919,23 +923,34 @@ class _Placed:
         """This process writes into ``out`` in the block: after the output placed so far,
         before what is placed later."""
         self.seek()
-        yield
+        try:
+            yield
+        except OSError as exc:          # a full disk: the file ends where these bytes do
+            if self.fd_out is not None and getattr(exc, "failed_at", None) is None:
+                exc.failed_at = os.lseek(self.fd_out, 0, os.SEEK_CUR)  # type: ignore
+            raise
         if self.fd_out is not None:
             self.offset = self.out.tell()                       # type: ignore[attr-defined]
 
     def __enter__(self) -> _Placed:
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, *_: Any) -> None:
-        self.close(check=kind is None)
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 *_: Any) -> None:
+        self.close(check=kind is None, cut=getattr(error, "failed_at", None))
 
-    def close(self, check: bool = True) -> None:
+    def close(self, check: bool = True, cut: int | None = None) -> None:
         """Let the workers go once they have written the outputs placed; ``out`` goes on where
         the placed output ends.  ``check``: raise the error of an output a worker could not
         write (a full disk), which it may report only now.  Without it (an error is on its
         way) the workers are let go as well, so that the outputs placed before the error are
         written (no hole is left in a plain file: a standard output redirected to one, say),
-        but are ended if they do not end within :data:`CLOSE_WAIT` seconds."""
+        but are ended if they do not end within :data:`CLOSE_WAIT` seconds.
+
+        A write that failed (a full disk; ``cut``: where, if the error on its way is one) leaves
+        the outputs placed after it written, or the file stretched over them: the file is cut
+        where the first failed write began, so that it holds what one process would have
+        written, and no hole."""
         lost = None
         try:
             for w in self.workers:
@@ -945,7 +960,11 @@ class _Placed:
                     with contextlib.suppress(OSError):      # it has ended
                         w.conn.send(None)
             for w in self.workers:
-                lost = w.finish(None if check else CLOSE_WAIT) or lost
+                said = w.finish(None if check else CLOSE_WAIT)
+                at = getattr(said, "failed_at", None)
+                if at is not None and (cut is None or at < cut):
+                    cut = at
+                lost = lost or said
                 if check:
                     w.process.join()
                     if w.process.exitcode:
@@ -957,6 +976,10 @@ class _Placed:
                 if w.process.is_alive():
                     w.process.terminate()
                     w.process.join()
+            if cut is not None and self.fd_out is not None:
+                with contextlib.suppress(OSError):
+                    os.ftruncate(self.fd_out, cut)
+                self.offset = self._extent = cut
         if check:
             if lost is not None:
                 raise lost

@@ -496,6 +496,39 @@ def test_a_write_a_worker_cannot_make_fails_the_conversion(tmp_path, monkeypatch
     assert os.listdir(out) == []
 
 
+@pytest.mark.parametrize("to", ["nt", "jelly"])
+def test_a_failed_write_leaves_no_hole_in_a_plain_file(tmp_path, monkeypatch, to):
+    """Workers write their parts at their places of a plain file (standard output redirected
+    to one).  When a part in the middle cannot be written (a full disk) and later ones can,
+    the file is cut where the failed write began: it holds the start of the whole output and
+    no run of zero bytes where the failed part was to go."""
+    monkeypatch.setattr(parallel, "MIN_CHUNK_BYTES", 64)
+    lines = [f'<{EX}s{i % 7}> <{EX}p{i % 3}> "v{i}"@en .\n' for i in range(2000)]
+    src = tmp_path / "in.nt"
+    src.write_text("".join(lines), encoding="utf-8")
+    if to == "nt":
+        convert(src, tmp_path / "in.jelly", segment_size=40, rows_per_frame=16)
+        src = tmp_path / "in.jelly"
+    whole = tmp_path / f"whole.{to}"
+    with open(whole, "wb") as f:
+        convert(src, f, to_format=to, jobs=2, segment_size=40)
+    middle = whole.stat().st_size // 2
+    real = os.pwritev
+
+    def full(fd, views, offset):           # the workers' writes, in the processes forked
+        if offset <= middle < offset + sum(map(len, views)):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real(fd, views, offset)
+
+    monkeypatch.setattr(os, "pwritev", full)
+    out = tmp_path / "stdout"
+    with open(out, "wb") as f, pytest.raises(OSError) as caught:
+        convert(src, f, to_format=to, jobs=2, segment_size=40)
+    assert caught.value.errno == errno.ENOSPC
+    data, want = out.read_bytes(), whole.read_bytes()
+    assert 0 < len(data) <= middle and data == want[:len(data)]
+
+
 ORPHANS = """
 import io, os, sys
 from jelly import parallel
