@@ -1228,15 +1228,20 @@ def convert_text_to_jelly(path: str, out: BinaryWriter, *, jobs: int, options: S
             _EncodeChunk(path, start, end, options, rows_per_frame, segment_size, syntax,
                          triples)
             for start, end in chunks]) as placed:
-        for index, (n, k, message) in placed:
-            if message:
-                break
-            statements += n
-            frames += k
-            if progress is not None:
-                progress(chunks[index][1])
-        else:
-            return statements, frames
+        try:
+            for index, (n, k, message) in placed:
+                if message:
+                    break
+                statements += n
+                frames += k
+                if progress is not None:
+                    progress(chunks[index][1])
+            else:
+                return statements, frames
+        except JellyError as exc:   # a chunk's writer counts its own statements
+            if exc.statement is not None:
+                exc.at_statement(statements + exc.statement)
+            raise
     assert begin is not None        # else the text was searched: it holds no delimiter
     out.seek(begin)                                                 # type: ignore[attr-defined]
     out.truncate()                                                  # type: ignore[attr-defined]

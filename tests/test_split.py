@@ -21,6 +21,7 @@ import pytest
 from hypothesis import assume, given, settings, strategies as st
 
 import jelly
+from jelly import IRI
 from jelly import parallel
 from jelly._decoder import Decoder
 from jelly._framing import segment_starts
@@ -527,6 +528,25 @@ def test_a_failed_write_leaves_no_hole_in_a_plain_file(tmp_path, monkeypatch, to
     assert caught.value.errno == errno.ENOSPC
     data, want = out.read_bytes(), whole.read_bytes()
     assert 0 < len(data) <= middle and data == want[:len(data)]
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_statement_the_writer_refuses_is_named_by_its_number(tmp_path, monkeypatch, jobs):
+    """A statement the stream options cannot hold (a quoted triple without rdf_star) named no
+    place in the input; the error now gives its number, counted over the whole input also
+    when chunks are encoded in workers, each with a writer of its own."""
+    monkeypatch.setattr(parallel, "MIN_CHUNK_BYTES", 64)
+    lines = [f'<{EX}s{i}> <{EX}p> "v{i}" .\n' for i in range(1, 301)]
+    lines[249] = f'<< <{EX}a> <{EX}b> <{EX}c> >> <{EX}p> "v250" .\n'
+    src = tmp_path / "in.nt"
+    src.write_text("".join(lines), encoding="utf-8")
+    with pytest.raises(jelly.JellyEncodeError) as caught:
+        convert(src, tmp_path / "out.jelly", jobs=jobs, segment_size=40, rdf_star=False)
+    assert caught.value.statement == 250
+    assert str(caught.value).endswith("(at statement 250)")
+    with pytest.raises(jelly.JellyEncodeError, match=r"\(at statement 3\)$"):
+        jelly.serialize([(IRI(EX + "s"), IRI(EX + "p"), IRI(EX + "o"))] * 2
+                        + [(jelly.Literal("x"), IRI(EX + "p"), IRI(EX + "o"))])
 
 
 ORPHANS = """
