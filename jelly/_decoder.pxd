@@ -13,6 +13,7 @@ cdef class Decoder(TermDecoder):
     cdef Py_ssize_t named
     cdef list out_namespaces
     cdef dict metadata
+    cdef unsigned long long max_frame  # ReaderLimits.max_frame_size, for frames given whole
 
     cdef tuple read_options(self, const unsigned char* p, const unsigned char* end)
     cdef int apply_options(self, tuple key, const unsigned char* at) except -1

@@ -23,7 +23,7 @@ from ._termdecoder cimport (TermDecoder, M_IRI, M_TRIPLE, M_QUAD, M_EMPTY, M_ENT
                             M_FIRST_OWN, ENTRY_NAME, ENTRY_PREFIX, ENTRY_DATATYPE, graph_kind)
 from ._sink cimport TermFactory, StatementSink, term_factory, statement_sink
 
-from .errors import JellyDecodeError
+from .errors import JellyDecodeError, JellyLimitError
 from .options import DEFAULT_LIMITS, PhysicalStreamType, PROTOCOL_VERSION, StreamOptions
 
 # Message types of this format, for validating messages whose content is not decoded.
@@ -143,6 +143,7 @@ cdef class Decoder(TermDecoder):
         self.row_type = M_ROW
         self.new_streams = new_streams
         self.segment = segment
+        self.max_frame = (limits if limits is not None else DEFAULT_LIMITS).max_frame_size
         self.options = None
         self.options_key = None
         self.failed = None
@@ -373,6 +374,12 @@ cdef class Decoder(TermDecoder):
         """Start decoding one frame (the bytes of an ``RdfStreamFrame``, without a length
         prefix, in any buffer); ``offset`` is its position in the whole stream, for errors."""
         self.begin_view(data, offset)
+        if <unsigned long long>(self.stop - self.pos) > self.max_frame:
+            # a frame given whole (a Kafka value, a gRPC message) meets the cap a stream's do
+            self.release()
+            raise JellyLimitError(f"frame of {self.stop - self.pos} bytes exceeds the limit of "
+                                  f"{self.max_frame} bytes", offset=offset,
+                                  frame=self.frame_index)
         self.named = 0
         self.out_namespaces = []
         self.metadata = {}

@@ -732,11 +732,15 @@ cdef class TermParser:
         cdef _Parser p = self.parser
         p.line = 1
         p.begin(buf, len(buf))
-        p._ws()
-        term = p._term(0, 2)
-        p._ws()
-        if p.p != p.end:
-            p._fail("unexpected text after the term", p.p)
+        try:
+            p._ws()
+            term = p._term(0, 2)
+            p._ws()
+            if p.p != p.end:
+                p._fail("unexpected text after the term", p.p)
+        except RdfSyntaxError as exc:   # one term, on no line: read as an object, said so
+            raise RdfSyntaxError(exc.message.replace("expected an object", "expected a term")
+                                 ) from None
         return term
 
 

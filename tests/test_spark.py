@@ -600,6 +600,13 @@ def test_helpers_validate_input(spark):
     with pytest.raises(jelly.JellyOptionsError, match="unknown"):
         js.encode_frames(spark.createDataFrame([("<a:b>",) * 3], "s string, p string, o string"),
                          presett="small")
+    frames = spark.createDataFrame([(bytearray(jelly.serialize(
+        [(IRI(EX + "s"), IRI(EX + "p"), Literal("v" * 200))], delimited=False)),)],
+        "value binary")
+    with pytest.raises(jelly.JellyOptionsError, match="batch_rows must be at least 1"):
+        js.decode_frames(frames, batch_rows=0)
+    with pytest.raises(Exception, match="exceeds the limit of 100 bytes"):
+        js.decode_frames(frames, limits=jelly.ReaderLimits(max_frame_size=100)).collect()
 
 
 def test_register_is_idempotent(spark):
@@ -672,14 +679,54 @@ def test_struct_terms_without_spark():
     with pytest.raises(jelly.JellyEncodeError, match="not an N-Triples term"):
         _arrow.TermConverter().column(pa.array(["<a> <b>"]))
     # struct terms meet the rules N-Triples strings meet: written, they read back as text
-    for bad, words in [({"kind": "literal", "value": "x", "language": "not a tag!"}, "@not"),
+    for bad, words in [({"kind": "literal", "value": "x", "language": "not a tag!"},
+                        "literal 'x' has an invalid language tag 'not a tag!'"),
+                       ({"kind": "literal", "value": "hello", "language": "en_US"},
+                        "literal 'hello' has an invalid language tag 'en_US'"),
                        ({"kind": "iri", "value": "rel"}, "relative IRI"),
-                       ({"kind": "iri", "value": "http://s 1>"}, "space"),
                        ({"kind": "literal", "value": "x", "datatype": "dt"}, "relative IRI"),
+                       ({"kind": "literal", "value": "5", "datatype": XSD + "integer",
+                         "language": "en"}, "has a datatype and a language tag"),
                        ({"kind": "literal", "value": "x",
                          "datatype": RDF + "langString"}, "needs a language tag")]:
         with pytest.raises(jelly.JellyEncodeError, match=words):
             _arrow.TermConverter().column(pa.array([bad]), "o")
+
+
+def test_struct_iris_take_what_n_triples_strings_take():
+    """An IRI N-Triples spells with escapes (``\\u0020``, ``\\u003E``) holds a space or a
+    ``>`` once read; read as a term struct and written again it is the same IRI (it was
+    refused as not N-Triples, while the string column of the same rows was written)."""
+    conv = _arrow.TermConverter()
+    text = ["<http://ex/a\\u0020b>", "<http://ex/c\\u003Ed>", '"5"^^<http://ex/t\\u0020x>']
+    from_text = conv.column(pa.array(text))
+    structs = [{"kind": "iri", "value": "http://ex/a b"}, {"kind": "iri", "value": "http://ex/c>d"},
+               {"kind": "literal", "value": "5", "datatype": "http://ex/t x"}]
+    assert conv.column(pa.array(structs)) == from_text == [
+        IRI("http://ex/a b"), IRI("http://ex/c>d"), Literal("5", datatype=IRI("http://ex/t x"))]
+    # a language tag given with rdf:langString as its datatype says the same thing twice
+    assert conv.column(pa.array([{"kind": "literal", "value": "x", "language": "en",
+                                  "datatype": RDF + "langString"}])) == [Literal("x", "en")]
+
+
+def test_a_string_that_is_not_a_term_says_what_was_expected():
+    with pytest.raises(jelly.JellyEncodeError) as caught:
+        _arrow.TermConverter().column(pa.array(["http://ex/a"]), "s")
+    assert str(caught.value) == ("s 'http://ex/a' is not an N-Triples term: unexpected "
+                                 "character 'h', expected a term at column 1")
+
+
+def test_a_frame_given_whole_meets_the_frame_size_limit():
+    """``ReaderLimits.max_frame_size`` held for frames read from a stream, not for a frame
+    given whole (a Kafka value to ``decode_frames``)."""
+    frame = jelly.serialize([(IRI(EX + str(i)), IRI(EX + "p"), Literal("v" * 40))
+                             for i in range(50)], delimited=False)
+    from jelly._decoder import Decoder
+    with pytest.raises(jelly.JellyLimitError, match=f"frame of {len(frame)} bytes exceeds "
+                                                    f"the limit of 100 bytes"):
+        Decoder(limits=jelly.ReaderLimits(max_frame_size=100)).decode_frame(frame)
+    limits = jelly.ReaderLimits(max_frame_size=len(frame))
+    assert len(Decoder(limits=limits).decode_frame(frame).statements) == 50
 
 
 def test_options_without_spark():

@@ -240,9 +240,8 @@ class TermConverter:
         return _gather(terms, encoded.indices)
 
     def _checked(self, text: str, what: str):
-        """The term of the N-Triples ``text`` built from a struct's IRI or language tag: the
-        rules N-Triples strings meet (an absolute IRI without spaces or ``<>``, a language
-        tag), so that what is written reads back as N-Triples too."""
+        """The term of the N-Triples ``text`` built from a struct's IRI: the rules N-Triples
+        strings meet (an absolute IRI), so that what is written reads back as N-Triples too."""
         try:
             return self._parse(text)
         except ValueError as exc:
@@ -283,11 +282,20 @@ class TermConverter:
         if value is None:
             raise JellyEncodeError(f"{what} struct of kind {kind!r} has no value")
         if kind == KIND_IRI:
-            return self._checked(f"<{value}>", what)
+            return self._checked(_iriref(value), what)
         if kind == KIND_LITERAL:
             # Checked as N-Triples checks them: what is written reads back as N-Triples.
-            lang = self._checked(f'""@{language}', what).language if language else None
-            dt = self._checked(f"<{datatype}>", what) if datatype and not lang else None
+            lang = None
+            if language:
+                try:
+                    lang = self._parse(f'""@{language}').language
+                except ValueError:
+                    raise JellyEncodeError(f"{what} literal {value!r} has an invalid language "
+                                           f"tag {language!r}") from None
+                if datatype and datatype not in _LANG_DATATYPES:
+                    raise JellyEncodeError(f"{what} literal {value!r} has a datatype and a "
+                                           f"language tag; a literal has one or the other")
+            dt = self._checked(_iriref(datatype), what) if datatype and not lang else None
             try:
                 return Literal(value, language=lang, datatype=dt)
             except ValueError as exc:       # rdf:langString without a language
@@ -304,6 +312,20 @@ class TermConverter:
             return term
         raise JellyEncodeError(f"{what} struct has unknown kind {kind!r} (iri, bnode, literal "
                                f"or triple)")
+
+
+#: The datatypes a literal with a language tag has: given with the tag, they say it twice.
+_LANG_DATATYPES = frozenset(("http://www.w3.org/1999/02/22-rdf-syntax-ns#langString",
+                             "http://www.w3.org/1999/02/22-rdf-syntax-ns#dirLangString"))
+#: What an N-Triples IRIREF spells only as an escape (a space, ``>``, ...): a struct's IRI may
+#: hold it, as an IRI read from N-Triples may.
+_IRI_ESCAPES = str.maketrans({c: f"\\u{ord(c):04X}"
+                              for c in [chr(i) for i in range(0x21)] + list('<>"{}|^`\\')})
+
+
+def _iriref(iri: str) -> str:
+    """``iri`` spelled as an N-Triples IRIREF."""
+    return "<" + iri.translate(_IRI_ESCAPES) + ">"
 
 
 def _check_no_nulls(arr, what: str) -> None:

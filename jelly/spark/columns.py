@@ -64,6 +64,11 @@ def _check_binary(df: DataFrame, column: str) -> None:
                                 f"not {df.schema[column].dataType.simpleString()}")
 
 
+def _check_batch_rows(batch_rows: int) -> None:
+    if batch_rows < 1:
+        raise JellyOptionsError(f"batch_rows must be at least 1, not {batch_rows}")
+
+
 def _emit(batch, keep, indices, cols, schema):
     fields = [schema.field(name) for name in ("s", "p", "o", "g")]
     arrays = [batch.column(name).take(pa.array(indices, type=pa.int64())) for name in keep]
@@ -92,6 +97,7 @@ def decode_frames(df: DataFrame, column: str = "value", *, terms: str = "nt",
     ``"struct"``: term structs).  Null values give no rows.  Works on streaming DataFrames too.
     """
     _check_binary(df, column)
+    _check_batch_rows(batch_rows)
     layout = parse_layout(terms)
     keep = [c for c in df.columns if c != column] if keep is None else _names(keep)
     schema = _decoded_schema(df, keep, layout)
@@ -121,9 +127,11 @@ def decode_stream(df: DataFrame, key: Columns, order: Columns, column: str = "va
     with the stream options) on.  Memory per task is bounded: rows are shuffled by key and
     sorted within partitions, then decoded as they stream by.  Batch DataFrames only (a
     streaming query cannot sort).  Output: ``keep`` (default: every column but ``column``) and
-    ``s, p, o, g``.
+    ``s, p, o, g``.  A frame given twice (at-least-once delivery) breaks its stream's state:
+    drop duplicates by key and order first.
     """
     _check_binary(df, column)
+    _check_batch_rows(batch_rows)
     layout = parse_layout(terms)
     key_cols, order_cols = _names(key), _names(order)
     if not key_cols or not order_cols:
