@@ -549,6 +549,38 @@ def test_a_statement_the_writer_refuses_is_named_by_its_number(tmp_path, monkeyp
                         + [(jelly.Literal("x"), IRI(EX + "p"), IRI(EX + "o"))])
 
 
+SCAN_PEAK = """
+import os, sys
+from jelly import parallel
+def peak():
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmHWM:")) << 10
+fd = os.open(sys.argv[1], os.O_RDONLY)
+before = peak()
+found = parallel.scan_file(fd, os.fstat(fd).st_size)
+print(len(found[0]), peak() - before)
+"""
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads /proc")
+def test_a_scan_does_not_count_the_file_as_its_memory(tmp_path):
+    """The scan of a mapped file let go of no page until its end, so the process's peak
+    memory (what ``time -v`` and cgroups see) grew to the file's size."""
+    import subprocess
+    one = jelly.serialize([(IRI(EX + f"s{i}"), IRI(EX + "p"), jelly.Literal("v" * 60 + str(i)))
+                           for i in range(4000)], segment_size=1000)
+    src = tmp_path / "big.jelly"
+    with open(src, "wb") as f:
+        for _ in range((64 << 20) // len(one) + 1):     # a stream of self-contained parts
+            f.write(one)
+    proc = subprocess.run([sys.executable, "-c", SCAN_PEAK, str(src)], capture_output=True,
+                          text=True, timeout=120, env=helpers.jelly_subprocess_env())
+    assert proc.returncode == 0, proc.stderr
+    segments, grown = map(int, proc.stdout.split())
+    assert segments == 4 * ((64 << 20) // len(one) + 1)
+    assert grown < 40 << 20, grown      # the file is 64 MiB; 16 MiB stay mapped
+
+
 ORPHANS = """
 import io, os, sys
 from jelly import parallel
