@@ -552,7 +552,19 @@ def _serve(conn: Any, fd_out: int | None, turn: _Turn | None,
     def place(offset: int) -> None:
         output = waiting.popleft()
         if offset < 0:
-            conn.send(("data", b"".join(output.chunks)))
+            # Back through the pipe about PIECE_BYTES at a time, each piece let go once sent:
+            # one message of a part's text (up to 64 MiB) was three copies of it at once.
+            chunks, output.chunks = output.chunks, []
+            chunks.reverse()
+            while chunks:
+                group = [chunks.pop()]
+                size = len(group[0])
+                while chunks and size + len(chunks[-1]) <= PIECE_BYTES:
+                    size += len(chunks[-1])
+                    group.append(chunks.pop())
+                conn.send(("data", group[0] if len(group) == 1 else b"".join(group)))
+                del group
+            conn.send(("placed",))
         else:
             ready.append((output, offset))
 
@@ -926,8 +938,10 @@ class _Placed:
                 data = w.recv()
                 if data[0] == "data":
                     self.out.write(data[1])
+                elif data[0] == "placed":
                     break
-                self._report(w, data)
+                else:
+                    self._report(w, data)
         self.offset += length
 
     def seek(self) -> None:
