@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import io
 import json
 import os
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
@@ -93,7 +94,13 @@ def inspect(source: Input, *, per_frame: bool = True, format: str | None = None,
                              f"input; {fmt.label} is inspected by row kind only")
         report: dict[str, Any] = inspector(source, per_frame=per_frame)
         return report
-    source = _as_jelly(source, fmt)
+    with _as_jelly(source, fmt) as jelly:
+        return _inspect_jelly(jelly, detail, size, per_frame)
+
+
+def _inspect_jelly(source: Input, detail: str | None, size: bool, per_frame: bool
+                   ) -> dict[str, Any]:
+    """:func:`inspect` of a Jelly stream."""
     stats = None
     if detail is not None or size:
         from ._framestats import FrameStats
@@ -241,14 +248,17 @@ class Validation:
     compared: int | None = None
 
 
-def _as_jelly(source: Input, fmt: _formats.RdfFormat | None) -> Input:
-    """A Jelly-Text input as the Jelly stream it spells (in memory); any other as it is."""
+@contextlib.contextmanager
+def _as_jelly(source: Input, fmt: _formats.RdfFormat | None) -> Iterator[Input]:
+    """A Jelly-Text input as the Jelly stream it spells (a frame at a time); any other as it
+    is."""
     if fmt is not _formats.JELLY_TEXT:
-        return source
+        yield source
+        return
     from .io import open_input
-    from .jellytext import text_frames
+    from .jellytext import _FramesAsStream
     with open_input(source) as stream:
-        return b"".join(text_frames(stream, delimited=True))
+        yield io.BufferedReader(_FramesAsStream(stream))
 
 
 def _by_name(source: Input) -> _formats.RdfFormat | None:
@@ -259,7 +269,8 @@ def _options_of(path: Input) -> StreamOptions:
     """The stream options of a Jelly or Jelly-Text file (its first options row)."""
     from .reader import read_options
     try:
-        return read_options(_as_jelly(path, _by_name(path)))
+        with _as_jelly(path, _by_name(path)) as jelly:
+            return read_options(jelly)
     except JellyError as exc:       # not the input's error: say whose
         exc.name_source(f"in the options file {_name(path)}")
         raise
@@ -328,7 +339,8 @@ def _validate_stream(source: Input,
     statements = 0
     stream_options: list[StreamOptions] = []
     in_graph = False
-    with Reader(_as_jelly(source, _by_name(source)), strict=True, new_streams=True) as reader:
+    with _as_jelly(source, _by_name(source)) as jelly, \
+            Reader(jelly, strict=True, new_streams=True) as reader:
         for frame in reader.frames():
             if delimited is not None and reader.delimited != delimited:
                 raise JellyError("expected a delimited stream, but the input is a single frame"

@@ -219,6 +219,38 @@ def test_jelly_text_both_ways_is_exact(log, tmp_path):
     ok("validate", tmp_path / "m.jelly.txt")
 
 
+#: The peak memory (KiB) of a jelly command: of the one child of this program.
+PEAK = """
+import resource, subprocess, sys
+code = subprocess.run([sys.executable, "-m", "jelly", *sys.argv[1:]],
+                      stdout=subprocess.DEVNULL).returncode
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+sys.exit(code)
+"""
+
+
+def test_inspect_and_validate_read_jelly_text_a_frame_at_a_time(tmp_path):
+    """inspect and validate held the Jelly that a Jelly-Text file spells, whole, before
+    reading it (57 MB at 83 MB of text): their memory now does not grow with the file."""
+    text = ok("convert", SENSORS, "-", "--to", "jelly-text", "--rows-per-frame", "64")
+    small, big = tmp_path / "small.jelly.txt", tmp_path / "big.jelly.txt"
+    small.write_bytes(text)
+    with open(big, "wb") as f:
+        for _ in range((80 << 20) // len(text) + 1):      # concatenated streams: valid
+            f.write(text)
+
+    def peak_kb(*argv):
+        proc = subprocess.run([sys.executable, "-c", PEAK, *map(str, argv)],
+                              capture_output=True, text=True, timeout=300,
+                              env=helpers.jelly_subprocess_env())
+        assert proc.returncode == 0, proc.stderr
+        return int(proc.stdout.splitlines()[-1])
+
+    for command in ("inspect", "validate"):
+        grown = peak_kb(command, big) - peak_kb(command, small)
+        assert grown < 12 << 10, (command, grown)
+
+
 def test_jelly_text_in_code(log):
     from jelly.jellytext import dumps, loads
     data = log.read_bytes()
