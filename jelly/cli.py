@@ -22,7 +22,6 @@ from .convert import convert
 from .errors import JellyEncodeError, JellyError, JellyOptionsError, amount
 from .io import outputs_done, outputs_mark, watch_signals
 from .options import LogicalStreamType, PRESETS
-from .reader import read_options
 from .writer import DEFAULT_ROWS_PER_FRAME, DEFAULT_SEGMENT_SIZE
 
 #: Modules that add subcommands (``add_commands(subparsers)``).
@@ -133,7 +132,10 @@ def cmd_convert(args) -> int:
     if args.options_from and args.preset:
         raise JellyError("--options-from and --preset both give the table sizes: use one (the "
                          "table size flags change single sizes of either)")
-    options = read_options(args.options_from) if args.options_from else None
+    options = None
+    if args.options_from:
+        from .inspect import options_of     # names the file in its errors; takes Jelly-Text
+        options = options_of(args.options_from)
     result = convert(
         args.input, args.output, from_format=args.from_format, to_format=args.to_format,
         messages=args.messages, options=options, rows_per_frame=args.rows_per_frame,

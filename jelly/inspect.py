@@ -265,7 +265,7 @@ def _by_name(source: Input) -> _formats.RdfFormat | None:
     return _formats.for_path(source) if isinstance(source, (str, os.PathLike)) else None
 
 
-def _options_of(path: Input) -> StreamOptions:
+def options_of(path: Input) -> StreamOptions:
     """The stream options of a Jelly or Jelly-Text file (its first options row)."""
     from .reader import read_options
     try:
@@ -304,7 +304,7 @@ def validate(source: Input, *, compare_to: Input | None = None,
                          f"would take the other's bytes")
     if isinstance(frames, str):
         frames = FrameRange.parse(frames, "--frames")
-    expected_options = _options_of(options_file) if options_file is not None else None
+    expected_options = options_of(options_file) if options_file is not None else None
     check = (frames, delimited, expected_options, options_file)
     if compare_to is None:
         return _validate_stream(source, None, *check)

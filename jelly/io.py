@@ -620,14 +620,15 @@ def open_frames(source: Input, stack: contextlib.ExitStack, limits: ReaderLimits
                        limits, delimited)
 
 
-def not_jelly(head: bytes, error: JellyError) -> JellyError:
-    """The error to raise when the start of an input (``head``) failed to read as Jelly: "not a
-    Jelly file (it looks like N-Triples)" when it looks like something else, else ``error``."""
+def not_jelly(head: bytes, error: JellyError, kind: str = "Jelly") -> JellyError:
+    """The error to raise when the start of an input (``head``) failed to read as Jelly (or
+    ``kind``): "not a Jelly file (it looks like N-Triples)" when it looks like something else,
+    else ``error``."""
     from .formats import looks_like
     what = looks_like(head)
     if what is None:
         return error
-    return JellyDecodeError(f"not a Jelly file (it looks like {what})")
+    return JellyDecodeError(f"not a {kind} file (it looks like {what})")
 
 
 class FrameReader:

@@ -21,8 +21,9 @@ from ._patchdecoder import ROW_KINDS, PatchDecoder, PatchFrame
 from ._patchencoder import PatchEncoder
 from ._patchops import (END_OF_PATCH, TX_ABORT, TX_COMMIT, TX_START, Add, Delete, EndOfPatch,
                         Header, PatchOp, PrefixAdd, PrefixDelete, TxAbort, TxCommit, TxStart)
+from . import formats as _formats
 from .errors import JellyEncodeError, JellyError, JellyOptionsError
-from .io import Destination
+from .io import Destination, not_jelly
 from .options import (DEFAULT_LIMITS, PATCH_PROTOCOL_VERSION, PATCH_STATEMENT_TYPES,
                       PATCH_STREAM_TYPES, PatchOptions, ReaderLimits, _preset_sizes)
 from .reader import FrameInput
@@ -69,6 +70,13 @@ class PatchReader(FrameInput):
         self._finished = False
         self._piece_iter: Iterator[list[PatchOp] | PatchFrame] | None = None
         self._ahead: list[list[PatchOp] | PatchFrame] = []
+
+    def _failed(self, exc: JellyError) -> JellyError:
+        """As :meth:`jelly.Reader._failed`: an input that looks like another format says so."""
+        head = self._frames.head
+        if self._decoder.frame_index == 0 and not _formats._jelly_patch_head(head):
+            exc = not_jelly(head, exc, "Jelly-Patch")
+        return super()._failed(exc)
 
     def _finish(self) -> list[PatchOp]:
         """The end of the stream: what it ends (END_OF_PATCH of a FLAT stream), once."""

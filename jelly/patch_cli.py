@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import sys
 from typing import Any, Iterator
 
@@ -150,7 +151,8 @@ def _open_writer(path: str, fmt: formats.RdfFormat, args: argparse.Namespace,
     if args.options_from:
         if any(k in flags for k in _WRITER_FIELDS):
             raise JellyError("--options-from cannot be combined with other option flags")
-        options = patch.read_options(args.options_from)
+        with _naming(args.options_from, "in the options file "):
+            options = patch.read_options(args.options_from)
     elif held is not None:
         star, generalized = statement_features(
             (op.s, op.p, op.o, op.g) for op in held if isinstance(op, (Add, Delete)))
@@ -313,10 +315,24 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 # ------------------------------------------------------------------------------ apply, diff
 
+@contextlib.contextmanager
+def _naming(source: object, role: str = "") -> Iterator[None]:
+    """Errors of reading ``source`` (one of a command's inputs) say which it is."""
+    try:
+        yield
+    except JellyError as exc:
+        name = ("stdin" if source == "-" else repr(os.fspath(source))) \
+            if isinstance(source, (str, os.PathLike)) else "the input"
+        if name not in exc.message:         # some errors name it already
+            exc.name_source(role + name)
+        raise
+
+
 def cmd_apply(args: argparse.Namespace) -> int:
-    data = read_dataset(args.dataset, format=args.from_format, syntax=args.syntax,
-                        base=args.base)
-    with _open_patch(args.patch, args.patch_format, args.syntax) as src:
+    with _naming(args.dataset):
+        data = read_dataset(args.dataset, format=args.from_format, syntax=args.syntax,
+                            base=args.base)
+    with _naming(args.patch), _open_patch(args.patch, args.patch_format, args.syntax) as src:
         result = apply_operations(src.ops, data)
     write_dataset(data, args.output, format=args.to_format, syntax=args.syntax)
     if args.verbose:
@@ -328,8 +344,12 @@ def cmd_apply(args: argparse.Namespace) -> int:
 
 def cmd_diff(args: argparse.Namespace) -> int:
     out_fmt = _output_format(args.to_format, args.output)
-    a = read_dataset(args.first, format=args.from_format, syntax=args.syntax, base=args.base)
-    b = read_dataset(args.second, format=args.from_format, syntax=args.syntax, base=args.base)
+    with _naming(args.first):
+        a = read_dataset(args.first, format=args.from_format, syntax=args.syntax,
+                         base=args.base)
+    with _naming(args.second):
+        b = read_dataset(args.second, format=args.from_format, syntax=args.syntax,
+                         base=args.base)
     ops = diff(a, b, transaction=not args.no_transaction)
     with _open_writer(args.output, out_fmt, args, held=ops) as writer:
         writer.write_all(ops)

@@ -571,6 +571,28 @@ def test_diff(tmp_path):
           match="unknown input format")
 
 
+def test_errors_of_two_inputs_say_which(tmp_path):
+    """diff and apply read two inputs, and an error of either read the same: it now names
+    the input (as transcode and validate do), and so does one of --options-from."""
+    (tmp_path / "a.nq").write_bytes(A_NQ)
+    (tmp_path / "bad.nq").write_bytes(A_NQ + b'<http://ex/a> <http://ex/p> "open .\n')
+    bad = str(tmp_path / "bad.nq")
+    line = fails("patch", "diff", tmp_path / "a.nq", bad, "-", match="unterminated string")
+    assert line.startswith(f"jelly: error: {bad!r}: "), line
+    line = fails("patch", "diff", bad, tmp_path / "a.nq", "-", match="unterminated string")
+    assert line.startswith(f"jelly: error: {bad!r}: "), line
+    (tmp_path / "p.rdfp").write_bytes(b'A <http://ex/a> <http://ex/p> "open .\n')
+    line = fails("patch", "apply", tmp_path / "a.nq", tmp_path / "p.rdfp", "-")
+    assert line.startswith(f"jelly: error: {str(tmp_path / 'p.rdfp')!r}: "), line
+    line = fails("patch", "apply", bad, tmp_path / "p.rdfp", "-")
+    assert line.startswith(f"jelly: error: {bad!r}: "), line
+    for argv in (("patch", "diff", tmp_path / "a.nq", tmp_path / "a.nq", tmp_path / "d.jellyp"),
+                 ("convert", tmp_path / "a.nq", tmp_path / "d.jelly")):
+        line = fails(*argv, "--options-from", tmp_path / "a.nq")
+        assert line.startswith(f"jelly: error: in the options file "
+                               f"{str(tmp_path / 'a.nq')!r}: not a Jelly"), line
+
+
 def test_diff_namespaces(tmp_path):
     s = (jelly.IRI("http://ex/s"), jelly.IRI("http://ex/p"), jelly.IRI("http://ex/o"))
     jelly.serialize([s], tmp_path / "a.jelly", namespaces={"a": "http://a/", "x": "http://x/"})
