@@ -396,12 +396,18 @@ def run() -> None:
 def _parse(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.Namespace:
     """parse_args, except that optional positionals (``convert [IN] [OUT]``) may also come
     after options (``convert in.nt --jobs 2 out.jelly``): argparse fills consecutive
-    positionals only, so the ones it left unset take the leftover arguments, in order."""
+    positionals only, so the ones it left unset take the leftover arguments, in order; and a
+    list of positionals (``transcode IN... OUT``, ``rest_positionals``) takes those after
+    options too (``transcode a b --preset small out``)."""
     args, extra = parser.parse_known_args(argv)
     for dest in getattr(args, "optional_positionals", ()):
         if getattr(args, dest) is None:
             given = bool(extra) and (extra[0] == "-" or not extra[0].startswith("-"))
             setattr(args, dest, extra.pop(0) if given else "-")
+    rest = getattr(args, "rest_positionals", None)
+    if rest is not None and extra and all(a == "-" or not a.startswith("-") for a in extra):
+        setattr(args, rest, getattr(args, rest) + extra)
+        extra = []
     if extra:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     return args

@@ -131,6 +131,7 @@ def add_commands(subparsers: Any) -> None:
                     "first input's.  '-' is stdin / stdout.")
     p.add_argument("files", nargs="+", metavar="IN... OUT",
                    help="input Jelly files (merged in order), then the output file")
+    p.set_defaults(rest_positionals="files")
     g = p.add_argument_group("output options (default: the first input's)")
     g.add_argument("--options-from", metavar="FILE.jelly",
                    help="copy every stream option from this Jelly file")

@@ -437,6 +437,14 @@ def test_cli_transcode_merges_and_reoptions(tmp_path):
         [s + (jelly.DEFAULT_GRAPH,) for s in statements] + quads
     options = jelly.read_options(out)
     assert options.max_name_table_size == 128 and options.physical_type == 2
+    # options may come between the files, as the usage line's [options] says (argparse filled
+    # the list of files only up to the first option: "unrecognized arguments: OUT")
+    mixed = tmp_path / "mixed.jelly.gz"
+    proc = run_jelly("transcode", a, "--physical-type", "quads", b, "--preset", "small", mixed)
+    assert proc.returncode == 0, proc.stderr
+    assert list(jelly.parse(mixed)) == list(jelly.parse(out))
+    proc = run_jelly("transcode", a, b, "--bogus", mixed)
+    assert proc.returncode == 1 and b"unrecognized arguments: --bogus" in proc.stderr
 
 
 def test_cli_transcode_writes_no_jelly_under_the_name_of_another_format(tmp_path):
