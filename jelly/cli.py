@@ -350,11 +350,11 @@ def main(argv=None) -> int:
         _die(flags_named(exc))
         return 1
     except BrokenPipeError:
-        # The reader of our output went away (e.g. `| head`): not an error.  Point stdout at
-        # devnull so that the interpreter's final flush does not complain.
-        with contextlib.suppress(OSError, ValueError):
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
+        # The reader of our output went away (e.g. `| head`): no message, and the status a
+        # process that SIGPIPE ends has (as `cat` gives), so that `set -o pipefail` sees the
+        # output was cut.  Point stdout at devnull so that the final flush does not complain.
+        _quiet_stdout()
+        return BROKEN_PIPE
     except KeyboardInterrupt:
         return 0 if outputs_done(mark) else 130
     except OSError as exc:
@@ -368,6 +368,15 @@ def main(argv=None) -> int:
     finally:
         for s, handler in previous.items():
             signal.signal(s, signal.SIG_DFL if handler is None else handler)
+
+
+#: The exit status when the reader of standard output went away: 128 + SIGPIPE.
+BROKEN_PIPE = 128 + getattr(signal, "SIGPIPE", 13)
+
+
+def _quiet_stdout() -> None:
+    with contextlib.suppress(OSError, ValueError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def run() -> None:
@@ -384,8 +393,9 @@ def run() -> None:
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
-        except BrokenPipeError:         # the reader went away: not an error (see main)
-            pass
+        except BrokenPipeError:         # the reader went away (see main)
+            if stream is sys.stdout and not code:
+                code = BROKEN_PIPE
         except (OSError, ValueError) as exc:
             if stream is sys.stdout and not code:
                 _die(f"{getattr(exc, 'strerror', None) or exc}")

@@ -934,3 +934,18 @@ def test_a_segment_size_that_is_not_a_count_is_refused_in_the_flags_words(tmp_pa
     assert err.strip().endswith(f"argument --segment-size: expected a number of statements, "
                                 f"or 0 for no segments, not '{value}'"), err
     assert not (tmp_path / "out.jelly").exists()
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGPIPE"), reason="POSIX pipes")
+def test_a_reader_that_goes_away_gives_the_status_of_sigpipe(tmp_path):
+    """``jelly convert ... | head``: no message, and exit status 141 (128 + SIGPIPE), as
+    ``cat`` gives, so that ``set -o pipefail`` sees that the output was cut (it was 0)."""
+    src = tmp_path / "in.nt"
+    src.write_text("".join(f'<http://ex/s{i}> <http://ex/p> "{i}" .\n' for i in range(200_000)))
+    proc = subprocess.Popen([sys.executable, "-m", "jelly", "convert", str(src), "-", "--to",
+                             "nt", "--jobs", "1"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=helpers.jelly_subprocess_env())
+    assert proc.stdout.read(100).startswith(b"<http://ex/s0>")
+    proc.stdout.close()
+    err = proc.stderr.read()
+    assert proc.wait(60) == 141 and err == b"", err
