@@ -499,6 +499,8 @@ def open_output(target: Output, *, compress: str | None = None) -> Iterator[Bina
                 # A raw stream may take fewer bytes than it is given (a file's descriptor
                 # takes all but on a full disk, which the next write reports).
                 stream = cast("IO[bytes]", _WriteAll(target))
+            elif not callable(getattr(target, "flush", None)):
+                stream = cast("IO[bytes]", _WriteOnly(target))     # write() and nothing else
         else:
             raise TypeError(f"cannot write to {type(target).__name__}: pass a path, '-' or a "
                             f"binary file object")
@@ -537,6 +539,17 @@ class _WriteAll:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._raw, name)
+
+
+class _WriteOnly:
+    """An object with a ``write`` method only (what the docs ask of an output): flushing it
+    is nothing to do."""
+
+    def __init__(self, target: Any) -> None:
+        self.write = target.write
+
+    def flush(self) -> None:
+        pass
 
 
 class Destination:

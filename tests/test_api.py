@@ -800,6 +800,28 @@ def test_writers_finish_short_writes_of_a_raw_stream():
     assert list(jelly.jena.parse(bytes(raw.data), format="thrift")) == many
 
 
+def test_an_output_with_only_a_write_method():
+    """Any object with write() is an output; one without flush() ended in an AttributeError
+    after everything was written."""
+    class Chunks:
+        def __init__(self):
+            self.parts = []
+
+        def write(self, b):
+            self.parts.append(bytes(b))
+            return len(b)
+
+    many = [(IRI(f"http://e/s{i}"), IRI("http://e/p"), Literal(str(i))) for i in range(300)]
+    for kwargs in ({}, {"delimited": False}, {"rows_per_frame": 7}):
+        out = Chunks()
+        jelly.serialize(many, out, **kwargs)
+        assert b"".join(out.parts) == jelly.serialize(many, **kwargs)
+    out = Chunks()
+    with jelly.Writer(out) as w:
+        w.write_all(many)
+    assert list(jelly.parse(b"".join(out.parts))) == many
+
+
 def test_arguments_of_the_wrong_type_are_type_errors():
     """A dict where StreamOptions or ReaderLimits belong failed deep inside with an
     AttributeError; rdf_star="no" turned RDF-star on; a quoted triple took strings."""
