@@ -133,7 +133,7 @@ def _inspect_jelly(source: Input, detail: str | None, size: bool, per_frame: boo
                 if detail is not None:
                     row["terms"] = part
                 frames.append(row)
-        report = {
+        report: dict[str, Any] = {
             "delimited": reader.delimited,
             "frames": reader.frame_count,
             "streams": len(stream_options),
