@@ -464,19 +464,26 @@ def test_jobs_to_an_output_that_is_not_a_plain_file(tmp_path, case):
     assert buf.getvalue() == one[0]
 
 
+def _input_in_parts(tmp_path, monkeypatch, to, n):
+    """An input of ``n`` statements that converts to ``to`` in many parts: N-Triples for
+    Jelly output, else segmented Jelly."""
+    monkeypatch.setattr(parallel, "MIN_CHUNK_BYTES", 64)
+    lines = [f'<{EX}s{i % 7}> <{EX}p{i % 3}> "v{i}"@en .\n' for i in range(n)]
+    src = tmp_path / "in.nt"
+    src.write_text("".join(lines), encoding="utf-8")
+    if to == "nt":
+        convert(src, tmp_path / "in.jelly", segment_size=40, rows_per_frame=16)
+        src = tmp_path / "in.jelly"
+    return src
+
+
 @pytest.mark.parametrize("to", ["nt", "jelly"])
 @pytest.mark.parametrize("failing", ["every write", "the last write"])
 def test_a_write_a_worker_cannot_make_fails_the_conversion(tmp_path, monkeypatch, to, failing):
     """A worker that cannot write its part into the output (a full disk) fails the
     conversion, also when that is the last write, which the main process hears of only
     after it placed every part; nothing is left where the output was to go."""
-    monkeypatch.setattr(parallel, "MIN_CHUNK_BYTES", 64)
-    lines = [f'<{EX}s{i % 7}> <{EX}p{i % 3}> "v{i}"@en .\n' for i in range(400)]
-    src = tmp_path / "in.nt"
-    src.write_text("".join(lines), encoding="utf-8")
-    if to == "nt":
-        convert(src, tmp_path / "in.jelly", segment_size=40, rows_per_frame=16)
-        src = tmp_path / "in.jelly"
+    src = _input_in_parts(tmp_path, monkeypatch, to, 400)
     convert(src, tmp_path / f"whole.{to}", jobs=2, segment_size=40)
     if to == "nt":
         assert len(starts(src.read_bytes())) > 4
@@ -503,13 +510,7 @@ def test_a_failed_write_leaves_no_hole_in_a_plain_file(tmp_path, monkeypatch, to
     to one).  When a part in the middle cannot be written (a full disk) and later ones can,
     the file is cut where the failed write began: it holds the start of the whole output and
     no run of zero bytes where the failed part was to go."""
-    monkeypatch.setattr(parallel, "MIN_CHUNK_BYTES", 64)
-    lines = [f'<{EX}s{i % 7}> <{EX}p{i % 3}> "v{i}"@en .\n' for i in range(2000)]
-    src = tmp_path / "in.nt"
-    src.write_text("".join(lines), encoding="utf-8")
-    if to == "nt":
-        convert(src, tmp_path / "in.jelly", segment_size=40, rows_per_frame=16)
-        src = tmp_path / "in.jelly"
+    src = _input_in_parts(tmp_path, monkeypatch, to, 2000)
     whole = tmp_path / f"whole.{to}"
     with open(whole, "wb") as f:
         convert(src, f, to_format=to, jobs=2, segment_size=40)
