@@ -431,6 +431,19 @@ def test_write_frames_roundtrip(spark, tmp_path, physical):
     assert got == want
 
 
+def test_write_takes_column_names_in_any_case(spark, files, tmp_path):
+    """Spark resolves column names regardless of case, so ``S, P, O, G`` are the columns to
+    write (they were refused); an exact ``s`` wins over an ``S`` beside it."""
+    df = spark.read.format("jelly").load(files["quads"])
+    out = str(tmp_path / "upper")
+    df.toDF("S", "P", "O", "G").write.format("jelly").mode("overwrite").option(
+        "rdfStar", "true").save(out)
+    (part,) = files_in(out)
+    assert core_rows(os.path.join(out, part)) == core_rows(files["quads"])
+    assert js.datasource.written_columns(["S", "s", "x", "Metadata"]) == {
+        "s": "s", "metadata": "Metadata"}
+
+
 def test_write_gzip_and_default_physical_type(spark, files, tmp_path):
     out = str(tmp_path / "gz")
     df = spark.read.format("jelly").load(files["quads"])

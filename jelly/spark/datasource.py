@@ -13,7 +13,7 @@ import dataclasses
 import functools
 import gzip
 import uuid
-from typing import Iterator, List, Optional
+from typing import Dict, Iterator, List, Optional
 
 import pyarrow.fs as pafs
 from pyspark.sql.datasource import (DataSource, DataSourceArrowWriter, DataSourceReader,
@@ -281,29 +281,46 @@ class JellyCommitMessage(WriterCommitMessage):
     frames: int = 0
 
 
+#: The columns a DataFrame to write may have (besides any others, which are not written).
+_WRITTEN_COLUMNS = ("s", "p", "o", "g", "statements", "metadata")
+
+
+def written_columns(names: List[str]) -> Dict[str, str]:
+    """The columns written, by their lower-case name: Spark resolves column names regardless
+    of case (``spark.sql.caseSensitive`` is off by default), so ``S, P, O`` are written too; a
+    name as written here wins over another spelling."""
+    found: Dict[str, str] = {}
+    for name in names:
+        low = name.lower()
+        if low in _WRITTEN_COLUMNS and (low not in found or name == low):
+            found[low] = name
+    return found
+
+
 def _input_layout(schema: StructType) -> tuple[str, bool]:
     """``("statements" | "frames", has graph column)`` of a DataFrame to write."""
-    names = set(schema.names)
-    if "statements" in names and isinstance(schema["statements"].dataType, ArrayType):
-        element = schema["statements"].dataType.elementType
+    columns = written_columns(schema.names)
+    if "statements" in columns and \
+            isinstance(schema[columns["statements"]].dataType, ArrayType):
+        element = schema[columns["statements"]].dataType.elementType
         if not isinstance(element, StructType) or not {"s", "p", "o"} <= set(element.names):
             raise JellyOptionsError("the statements column must be an array of structs with "
                                     "fields s, p, o [, g]")
-        _check_term_fields(element)
+        _check_term_fields(element, {n: n for n in element.names})
         return "frames", "g" in element.names
-    if not {"s", "p", "o"} <= names:
+    if not {"s", "p", "o"} <= set(columns):
         raise JellyOptionsError(
             f"writing Jelly needs columns s, p, o [, g] (or a statements array column), not "
             f"{', '.join(schema.names)}")
-    _check_term_fields(schema)
-    return "statements", "g" in names
+    _check_term_fields(schema, columns)
+    return "statements", "g" in columns
 
 
-def _check_term_fields(struct: StructType) -> None:
+def _check_term_fields(struct: StructType, columns: Dict[str, str]) -> None:
     for name in ("s", "p", "o", "g"):
-        if name not in struct.names:
+        if name not in columns:
             continue
-        dt = struct[name].dataType
+        dt = struct[columns[name]].dataType
         if isinstance(dt, StringType):
             continue
         if isinstance(dt, StructType) and {"kind", "value"} <= set(dt.names):
@@ -335,6 +352,9 @@ class JellyWriter(DataSourceArrowWriter):
         self.compression = options.compression
         self.extension = options.extension
         self.layout, self.has_graph = _input_layout(schema)
+        # Columns spelled in another case, under the names the writing reads.
+        self.renamed = {name: low for low, name in written_columns(schema.names).items()
+                        if name != low}
         # Fail on the driver, before any task runs, if the options are wrong.
         self.stream_options, self.rows_per_frame = stream_options(
             options.writer_kwargs, self.has_graph, self.layout == "frames")
@@ -391,6 +411,9 @@ class JellyWriter(DataSourceArrowWriter):
             writer = Writer(out, options, segment_size=self.segment_size, **kwargs)
             batch = first
             while batch is not None:
+                if self.renamed:
+                    batch = batch.rename_columns([self.renamed.get(n, n)
+                                                  for n in batch.schema.names])
                 if self.layout == "frames":
                     for statements, metadata in _arrow.frames_of_batch(batch, conv, with_graph):
                         writer.write_frame(statements, metadata)
