@@ -289,8 +289,7 @@ cdef class TermEncoder:
                 raise JellyEncodeError("a quoted triple cannot name a graph")
             if not self.rdf_star:
                 raise JellyEncodeError("quoted triple (RDF-star, or an RDF 1.2 triple term) in a "
-                                       "stream whose options do not enable rdf_star "
-                                       "(jelly convert --rdf-star)")
+                                       "stream whose options do not enable rdf_star")
             if pos == POS_P and not self.generalized:
                 raise JellyEncodeError("a quoted triple predicate is a generalized statement; "
                                        "enable generalized_statements")

@@ -321,7 +321,8 @@ def flags_named(exc: JellyError) -> str:
     if isinstance(exc, (JellyOptionsError, JellyEncodeError)):
         message = _OPTION_WORD.sub(lambda m: "--" + m.group(1).replace("_", "-") + " ", message)
         message = message.replace("enable generalized_statements", "give --generalized") \
-            .replace("statement_type='quads'", "--statement-type quads")
+            .replace("statement_type='quads'", "--statement-type quads") \
+            .replace("do not enable rdf_star", "do not enable RDF-star (give --rdf-star)")
     return message
 
 

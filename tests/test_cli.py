@@ -949,3 +949,19 @@ def test_a_reader_that_goes_away_gives_the_status_of_sigpipe(tmp_path):
     proc.stdout.close()
     err = proc.stderr.read()
     assert proc.wait(60) == 141 and err == b"", err
+
+
+def test_a_quoted_triple_without_rdf_star_names_the_flag_and_the_statement(tmp_path):
+    """The library's message names its option (``rdf_star``), the command's the flag; both
+    the statement (the message named ``jelly convert`` to API users and Spark jobs too)."""
+    lines = [f'<http://ex/s{i}> <http://ex/p> "{i}" .\n' for i in range(5000)]
+    lines.append("<< <http://ex/a> <http://ex/b> <http://ex/c> >> <http://ex/p> \"x\" .\n")
+    src = tmp_path / "late.nt"
+    src.write_text("".join(lines))
+    line = fails("convert", src, tmp_path / "out.jelly", "--jobs", "1")
+    assert line == ("jelly: error: quoted triple (RDF-star, or an RDF 1.2 triple term) in a "
+                    "stream whose options do not enable RDF-star (give --rdf-star) "
+                    "(at statement 5001)")
+    with pytest.raises(jelly.JellyEncodeError) as caught:
+        convert(src, tmp_path / "out.jelly", jobs=1)
+    assert str(caught.value).endswith("do not enable rdf_star (at statement 5001)")
