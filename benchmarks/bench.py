@@ -75,6 +75,12 @@ ROWS = [
     # serialize terms, no RDF library
     ("jelly/serialize", "jelly", "serialize", "jelly serialize (library-free)", "worker"),
     ("pyjelly/serialize", "pyjelly", "serialize", "pyjelly generic serialize", "worker"),
+    # the same, with a new term object for every use (as a program that builds its terms
+    # from its own data has them; the rows above share equal terms, as a parser gives them)
+    ("jelly/serialize-fresh", "jelly", "serialize-fresh",
+     "jelly serialize, a new term object per use", "worker"),
+    ("pyjelly/serialize-fresh", "pyjelly", "serialize-fresh",
+     "pyjelly generic serialize, a new term object per use", "worker"),
     # Jelly-Patch: the same statements as add operations (one FLAT patch)
     ("jelly/patch-parse", "jelly", "patch-parse", "jelly parse Jelly-Patch (add operations)", "worker"),
     ("jelly/patch-serialize", "jelly", "patch-serialize", "jelly serialize Jelly-Patch (add operations)", "worker"),
@@ -204,7 +210,25 @@ def _rdflib_store(statements, quads):
     return g
 
 
-def _pyjelly_statements(path):
+def _fresh_term(t):
+    """A new object equal to the jelly term ``t`` (its datatype a new IRI too)."""
+    import jelly
+    tt = type(t)
+    if tt is jelly.IRI:
+        return jelly.IRI(t.value)
+    if tt is jelly.BlankNode:
+        return jelly.BlankNode(t.value)
+    if tt is jelly.Literal:
+        return jelly.Literal(t.lex, t.language,
+                             None if t.datatype is None else jelly.IRI(t.datatype.value))
+    if tt is jelly.Triple:
+        return jelly.Triple(_fresh_term(t.s), _fresh_term(t.p), _fresh_term(t.o))
+    return t
+
+
+def _pyjelly_statements(path, fresh=False):
+    """The statements as pyjelly's generic terms: equal terms one object, as our parser gives
+    them, or (``fresh``) a new object per use."""
     import jelly
     from pyjelly.integrations.generic.generic_sink import (
         IRI as PIRI, BlankNode as PBlank, DefaultGraph as PDefault, Literal as PLiteral,
@@ -212,7 +236,7 @@ def _pyjelly_statements(path):
     cache = {}
 
     def conv(t):
-        r = cache.get(t)
+        r = None if fresh else cache.get(t)
         if r is None:
             tt = type(t)
             if tt is jelly.IRI:
@@ -299,9 +323,11 @@ def prepare_op(key, ds, out):
             _touch_loop(jelly.parse(jelly_in), quads)
         return run, lambda: {"statements": sum(1 for _ in jelly.parse(jelly_in))}
 
-    if key == "jelly/serialize":
+    if key in ("jelly/serialize", "jelly/serialize-fresh"):
         import jelly
         statements = _our_statements(jelly_in)
+        if key == "jelly/serialize-fresh":
+            statements = [tuple(map(_fresh_term, st)) for st in statements]
         physical = "quads" if quads else "triples"
 
         def run():
@@ -350,12 +376,12 @@ def prepare_op(key, ds, out):
                 return {"statements": sum(1 for _ in parse_jelly_flat(f))}
         return run, check
 
-    if key == "pyjelly/serialize":
+    if key in ("pyjelly/serialize", "pyjelly/serialize-fresh"):
         from pyjelly import jelly as pjpb
         from pyjelly.integrations.generic.serialize import flat_stream_to_file
         from pyjelly.options import LookupPreset, StreamParameters
         from pyjelly.serialize.streams import SerializerOptions
-        statements = _pyjelly_statements(jelly_in)
+        statements = _pyjelly_statements(jelly_in, fresh=key.endswith("-fresh"))
 
         def run():
             options = SerializerOptions(
@@ -954,7 +980,8 @@ def _write_turtle(text, quads):
 def _out_path(ds, key):
     """Where an operation writes: Jelly for the Jelly writers, N-Triples/N-Quads otherwise."""
     text_ext = "nq" if ds["kind"] == "quads" else "nt"
-    jelly_out = key in ("jelly/serialize", "pyjelly/serialize", "jelly/rdflib-serialize",
+    jelly_out = key in ("jelly/serialize", "pyjelly/serialize", "jelly/serialize-fresh",
+                        "pyjelly/serialize-fresh", "jelly/rdflib-serialize",
                         "pyjelly/rdflib-serialize", "jelly/oxigraph-serialize") or "to-jelly" in key
     name = key.replace("/", "_").replace("@1/4", "_quarter")
     jelly_out = jelly_out or key == "pyoxigraph/thrift-to-jelly-via-nt"
@@ -1128,6 +1155,9 @@ GOALS = [
      lambda rs: _cmp(_ratio(_rate(rs, "jelly/parse"), _rate(rs, "pyoxigraph/nt-parse")), ">", 1)),
     ("serialize-vs-pyjelly", "library-free serialize >= 10x pyjelly generic serialize",
      lambda rs: _cmp(_ratio(_rate(rs, "jelly/serialize"), _rate(rs, "pyjelly/serialize")), ">=", 10)),
+    ("serialize-fresh-vs-pyjelly", "the same with a new term object per use >= 10x",
+     lambda rs: _cmp(_ratio(_rate(rs, "jelly/serialize-fresh"),
+                            _rate(rs, "pyjelly/serialize-fresh")), ">=", 10)),
     ("rdflib-parse-vs-insert", "parse into rdflib Graph/Dataset >= plain Graph.add/Dataset.add loop",
      lambda rs: _cmp(_ratio(_rate(rs, "jelly/rdflib-parse"), _rate(rs, "rdflib/insert")), ">=", 1)),
     ("rdflib-serialize-vs-pyjelly", "serialize from rdflib >= 3x pyjelly's rdflib serializer",

@@ -38,6 +38,7 @@ cdef class TermEncoder:
     cdef EncodeTable names, prefixes, datatypes
     cdef unsigned long long encoder_id
     cdef str last_prefix
+    cdef dict splits        # IRI string -> IriSplit, for IRI objects met for the first time
     cdef object term_adapter
     cdef uint32_t last_prefix_id, last_name_id
     cdef object last_s, last_p, last_o, last_g
