@@ -39,6 +39,10 @@ cdef class TermEncoder:
     cdef unsigned long long encoder_id
     cdef str last_prefix
     cdef dict splits        # IRI string -> IriSplit, for IRI objects met for the first time
+    cdef dict dt_splits     # the same for datatype IRIs
+    cdef bint split_new     # the last split was made afresh (see split)
+    cdef bint use_splits    # terms come in new objects: ``splits`` pays (see split)
+    cdef Py_ssize_t split_lookups, split_hits
     cdef object term_adapter
     cdef uint32_t last_prefix_id, last_name_id
     cdef object last_s, last_p, last_o, last_g
@@ -68,6 +72,8 @@ cdef class TermEncoder:
                        str value) except -1
     cdef Planned* push(self) except NULL
     cdef IriSplit split(self, IRI iri)
+    cdef int keep_split(self, dict splits, str value, IriSplit sp) except -1
+    cdef int judge_splits(self) except -1
     cdef int resolve_iri(self, IRI iri, Planned* pl) except -1
     cdef int resolve_split(self, IriSplit sp, Planned* pl) except -1
     cdef int resolve(self, object term, int pos, int depth) except -1

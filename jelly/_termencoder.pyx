@@ -63,8 +63,10 @@ cdef int _check_language(const char* tag, Py_ssize_t n) except -1:
     return 0
 
 
-#: IRI strings whose split an encoder keeps for IRI objects it has not met (see ``split``).
+#: IRI strings whose split an encoder keeps for IRI objects it has not met (see ``split``),
+#: and the lookups that judge whether they pay.
 DEF _SPLITS_HELD = 1 << 16
+DEF _SPLITS_TRIAL = 4096
 
 
 cdef class TermEncoder:
@@ -98,6 +100,8 @@ cdef class TermEncoder:
         self.term_adapter = term_adapter
         self.max_depth = max_depth
         self.splits = {}
+        self.dt_splits = {}
+        self.use_splits = True
         self.keep = []
         wb_init(&self.buf, 1 << 16)
         self.plan_cap = 16
@@ -120,6 +124,7 @@ cdef class TermEncoder:
         self.last_name_id = 0xFFFFFFFE
         self.last_prefix = None
         self.splits.clear()         # as the splits on IRI objects: the segment starts afresh
+        self.dt_splits.clear()
         return 0
 
     cdef int begin_row(self) except -1:
@@ -171,15 +176,22 @@ cdef class TermEncoder:
         # split lives on the IRI object; an equal but distinct IRI object (what a program that
         # builds its terms gives) finds it, and the slots it resolved to, by its string in
         # ``splits``: one lookup where splitting again costs two slices and two table lookups
-        # (serializing such terms took 2.7x the time of shared ones).
+        # (serializing such terms took 2.7x the time of shared ones).  Where terms are shared,
+        # every object met for the first time is a new IRI and the lookup only costs (20-40%
+        # of serializing quads): the first _SPLITS_TRIAL lookups judge whether it pays.
+        self.split_new = False
         if iri._enc_id == self.encoder_id:
             return <IriSplit>iri._enc
         v = iri.value
-        cached = self.splits.get(v)
-        if cached is not None:
-            iri._enc = cached
-            iri._enc_id = self.encoder_id
-            return <IriSplit>cached
+        if self.use_splits:
+            self.split_lookups += 1
+            cached = self.splits.get(v)
+            if cached is not None:
+                self.split_hits += 1
+                iri._enc = cached
+                iri._enc_id = self.encoder_id
+                return <IriSplit>cached
+        self.split_new = True
         # Checked before any slot is taken, so a bad IRI cannot leave a slot without its row.
         utf8_of(v, &u, &cut)
         sp = IriSplit.__new__(IriSplit)
@@ -197,9 +209,10 @@ cdef class TermEncoder:
                 sp.prefix = v[:cut]
                 self.last_prefix = sp.prefix
             sp.name = v[cut:]
-        if len(self.splits) >= _SPLITS_HELD:
-            self.splits.clear()     # bounded; the IRIs met since come back one by one
-        self.splits[v] = sp
+        if self.use_splits:
+            self.keep_split(self.splits, v, sp)
+            if self.split_lookups == _SPLITS_TRIAL:
+                self.judge_splits()
         iri._enc = sp
         iri._enc_id = self.encoder_id
         return sp
@@ -213,6 +226,20 @@ cdef class TermEncoder:
         else:
             sp = self.split(iri)
         return self.resolve_split(sp, pl)
+
+    cdef int keep_split(self, dict splits, str value, IriSplit sp) except -1:
+        if len(splits) >= _SPLITS_HELD:
+            splits.clear()          # bounded; the IRIs met since come back one by one
+        splits[value] = sp
+        return 0
+
+    cdef int judge_splits(self) except -1:
+        """Keep looking IRIs up by their string only where one in eight was found (terms
+        that come in new objects find most: predicates, types, repeated subjects)."""
+        if self.split_hits * 8 < self.split_lookups:
+            self.use_splits = False
+            self.splits.clear()
+        return 0
 
     cdef int resolve_split(self, IriSplit sp, Planned* pl) except -1:
         """Plan an IRI already split into prefix and name (slots cached on ``sp`` are this
@@ -255,6 +282,8 @@ cdef class TermEncoder:
         cdef uint32_t dt
         cdef str dts
         cdef IriSplit sp
+        cdef IRI dto
+        cdef object cached
         if t is IRI:
             pl = self.push()
             self.resolve_iri(<IRI>term, pl)
@@ -277,7 +306,15 @@ cdef class TermEncoder:
                 if self.n_datatypes == 0:
                     raise JellyEncodeError(
                         f"typed literal {lit!r} needs the datatype table, whose size is 0")
-                sp = self.split(<IRI>lit.datatype)
+                dto = <IRI>lit.datatype
+                if dto._enc_id != self.encoder_id:     # a datatype in a new object, as
+                    cached = self.dt_splits.get(dto.value)  # Literal(x, datatype=str) gives
+                    if cached is not None:
+                        dto._enc = cached
+                        dto._enc_id = self.encoder_id
+                sp = self.split(dto)
+                if self.split_new:          # datatypes are few, and met again and again
+                    self.keep_split(self.dt_splits, dto.value, sp)
                 if sp.dt_slot and self.datatypes.gen[sp.dt_slot] == sp.dt_gen:
                     dt = sp.dt_slot
                     et_touch(self.datatypes, dt, self.epoch)
@@ -387,6 +424,7 @@ cdef class TermEncoder:
             _next_encoder_id += 1     # a new id invalidates the splits cached on IRI objects
             self.encoder_id = _next_encoder_id
             self.splits.clear()       # and these are split otherwise
+            self.dt_splits.clear()
         self.epoch += 1
         self.plan_len = 0
         self.retry_whole = True

@@ -483,11 +483,31 @@ def test_equal_iri_objects_encode_as_the_same_object_does(sizes):
         for s, p, o, t, i in rows:
             yield (make(s), make(p), make(o) if i % 2 else jelly.Literal(str(i), datatype=make(t)))
 
-    fresh = jelly.serialize(statements(True), segment_size=700, rows_per_frame=64, **sizes)
-    assert fresh == jelly.serialize(statements(False), segment_size=700, rows_per_frame=64,
-                                    **sizes)
+    _fresh_and_shared_agree(statements, len(rows), segment_size=700, **sizes)
+
+
+def _fresh_and_shared_agree(statements, n, **writer):
+    fresh = jelly.serialize(statements(True), rows_per_frame=64, **writer)
+    assert fresh == jelly.serialize(statements(False), rows_per_frame=64, **writer)
     assert list(jelly.parse(fresh)) == list(statements(True))
-    assert len(oracle(fresh)) == len(rows)
+    assert len(oracle(fresh)) == n
+
+
+def test_equal_iri_objects_after_the_encoder_gives_up_prefixes():
+    """A prefix table too small for the statements makes the encoder write whole IRIs from
+    then on: IRIs split before (found again by their string) are split again."""
+    one = [f"http://one/n{i}" for i in range(20)]
+    rows = [tuple(one[(i * k) % 20] for k in (1, 3, 7)) for i in range(200)]       # one prefix
+    rows += [(f"http://a{i}/x", f"http://b{i}/y", f"http://c{i}/z") for i in range(20)]
+    rows += rows[:200]                                  # the first IRIs again, new objects
+
+    def statements(fresh):
+        shared = {v: IRI(v) for row in rows for v in row}
+        make = IRI if fresh else shared.__getitem__
+        for row in rows:
+            yield tuple(map(make, row))
+
+    _fresh_and_shared_agree(statements, len(rows), max_prefix_table_size=1)
 
 
 def _input_in_parts(tmp_path, monkeypatch, to, n):
