@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import io
 import json
 import os
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
@@ -256,9 +255,9 @@ def _as_jelly(source: Input, fmt: _formats.RdfFormat | None) -> Iterator[Input]:
         yield source
         return
     from .io import open_input
-    from .jellytext import _FramesAsStream
+    from .jellytext import jelly_stream
     with open_input(source) as stream:
-        yield io.BufferedReader(_FramesAsStream(stream))
+        yield jelly_stream(stream)
 
 
 def _by_name(source: Input) -> _formats.RdfFormat | None:

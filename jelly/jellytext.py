@@ -71,6 +71,12 @@ class _FramesAsStream(io.RawIOBase):
         return n
 
 
+def jelly_stream(stream: BinaryReader) -> BinaryReader:
+    """The delimited Jelly stream that the Jelly-Text on ``stream`` spells, read a frame at a
+    time."""
+    return io.BufferedReader(_FramesAsStream(stream))
+
+
 def JellyTextSource(stream: BinaryReader, *, raw: bool = False, **options: Any) -> Source:
     """Frames of a Jelly-Text document: undecoded (``raw``) or decoded as Jelly."""
     from .convert import JellySource
