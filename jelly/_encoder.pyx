@@ -19,6 +19,13 @@ from ._terms import DEFAULT_GRAPH as _DEFAULT_GRAPH, IRI as _make_iri
 from .errors import JellyEncodeError
 from .options import PROTOCOL_VERSION, PROTOCOL_VERSION_1_0, StreamOptions, check_quoted_depth
 
+
+cdef object _located(object exc, Py_ssize_t written):
+    """``exc`` located at the statement after the ``written`` ones: the one that could not be
+    written (a number it has already stays: one from an encoder feeding this one)."""
+    return exc if exc.statement is not None else exc.at_statement(written + 1)
+
+
 # Physical stream types.
 cdef enum:
     PT_TRIPLES = 1
@@ -230,19 +237,25 @@ cdef class Encoder(TermEncoder):
         """
         cdef object st
         it = iter(iterator)
-        while max_rows < 0 or self.rows < max_rows:
-            try:
-                st = next(it)
-            except StopIteration:
-                return True
-            if st is stop and stop is not None:
-                return stop
-            self.statement(st)
+        try:
+            while max_rows < 0 or self.rows < max_rows:
+                try:
+                    st = next(it)
+                except StopIteration:
+                    return True
+                if st is stop and stop is not None:
+                    return stop
+                self.statement(st)
+        except JellyEncodeError as exc:
+            raise _located(exc, self.statements)
         return False
 
     def add(self, statement):
         """Encode one statement."""
-        self.statement(statement)
+        try:
+            self.statement(statement)
+        except JellyEncodeError as exc:
+            raise _located(exc, self.statements)
 
     def start_graph(self, graph):
         """GRAPHS streams: open a graph explicitly (closes the open one)."""

@@ -90,10 +90,7 @@ class Writer(Destination):
         self._check_open()
         if not self.delimited and self._single_used:
             raise JellyEncodeError("a single-frame (non-delimited) file holds one frame only")
-        try:
-            self._encoder.add(statement)
-        except JellyEncodeError as exc:
-            raise _located(exc, self._encoder)
+        self._encoder.add(statement)
         if self.delimited and self._encoder.rows >= self.rows_per_frame:
             self._emit()
 
@@ -110,16 +107,10 @@ class Writer(Destination):
         if not self.delimited:
             if self._single_used:
                 raise JellyEncodeError("a single-frame (non-delimited) file holds one frame only")
-            try:
-                done = enc.add_statements(it, -1, stop)
-            except JellyEncodeError as exc:
-                raise _located(exc, enc)
+            done = enc.add_statements(it, -1, stop)
             return stop is not None and done is stop
         while True:
-            try:
-                done = enc.add_statements(it, self.rows_per_frame, stop)
-            except JellyEncodeError as exc:
-                raise _located(exc, enc)
+            done = enc.add_statements(it, self.rows_per_frame, stop)
             if done is stop and stop is not None:
                 return True
             if done:
@@ -142,18 +133,12 @@ class Writer(Destination):
                 raise JellyEncodeError("a single-frame (non-delimited) file holds one frame only")
             self._single_used = True
             self._single_metadata = metadata
-            try:
-                self._encoder.add_statements(statements)
-            except JellyEncodeError as exc:
-                raise _located(exc, self._encoder)
+            self._encoder.add_statements(statements)
             return
         if self._encoder.statements > self._statements_at_frame_start:
             self._emit()   # statements from write(): they were not part of this message
         # Rows without statements (options, namespaces, lookups) belong in this frame.
-        try:
-            self._encoder.add_statements(statements)
-        except JellyEncodeError as exc:
-            raise _located(exc, self._encoder)
+        self._encoder.add_statements(statements)
         self._emit(metadata, close_graph=True)
 
     def flush_frame(self, metadata: Mapping[str, bytes] | None = None) -> None:
@@ -200,12 +185,6 @@ class Writer(Destination):
 
 
 _END = object()
-
-
-def _located(exc: JellyEncodeError, encoder: Encoder) -> JellyEncodeError:
-    """``exc`` located at the statement the encoder could not write (the first one's number
-    stays: a nested writer's)."""
-    return exc if exc.statement is not None else exc.at_statement(encoder.statements + 1)
 
 
 def _peek_quads(statements: Iterable[Sequence[Any]]) -> tuple[bool, Iterable[Sequence[Any]]]:
