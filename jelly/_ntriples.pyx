@@ -155,6 +155,7 @@ cdef class _Parser(LineParser):
     cdef bint relative_ok
     cdef public bint triples    # N-Triples by strict syntax: a graph label is an error
     cdef int syntax
+    cdef tuple roles           # what each position expects, for errors (_ROLES)
     cdef _Slot* slots
     cdef char* sbuf
     cdef Py_ssize_t scap
@@ -169,6 +170,7 @@ cdef class _Parser(LineParser):
         self.messages = messages
         self.relative_ok = relative_ok
         self.syntax = syntax
+        self.roles = _ROLES
 
     def __dealloc__(self):
         cdef Py_ssize_t i
@@ -303,7 +305,7 @@ cdef class _Parser(LineParser):
         cdef const unsigned char* end = self.end
         cdef unsigned char c
         if p >= end or p[0] == 10 or p[0] == 13:
-            self._fail(f"unexpected end of line, expected {_ROLES[role]}", p)
+            self._fail(f"unexpected end of line, expected {self.roles[role]}", p)
         c = p[0]
         if c == 60:
             if p + 1 < end and p[1] == 60:
@@ -319,7 +321,7 @@ cdef class _Parser(LineParser):
             return self._bnode()
         if c == 46 and role == 2:
             self._fail("missing object before '.'", p)
-        self._fail(f"unexpected {describe(p, end)}, expected {_ROLES[role]}", p)
+        self._fail(f"unexpected {describe(p, end)}, expected {self.roles[role]}", p)
 
     cdef object _graph(self):
         cdef const unsigned char* p = self.p
@@ -384,7 +386,7 @@ cdef class _Parser(LineParser):
             if (q[0] & 0xC0) != 0x80:
                 col += 1
             q += 1
-        raise RdfSyntaxError(f"{msg} at column {col}", line=self.line)
+        raise RdfSyntaxError(f"{msg} at column {col}", line=self.line or None)  # 0: no line
 
     cdef int _fail_syntax(self, str what, const unsigned char* at) except -1:
         return self._fail(f"{what} is not {_SYNTAX_LABEL[self.syntax]} N-Triples / N-Quads "
@@ -725,22 +727,20 @@ cdef class TermParser:
 
     def __init__(self, syntax=None):
         self.parser = _Parser(False, False, _syntax_code(syntax))
+        # a term is read as an object (what may stand there may stand anywhere), said so
+        self.parser.roles = _ROLES[:2] + ("a term",) + _ROLES[3:]
 
     def parse(self, str text):
         """The term that ``text`` spells; :class:`RdfSyntaxError` if it is not exactly one."""
         cdef bytearray buf = bytearray(text.encode("utf-8", "surrogatepass"))
         cdef _Parser p = self.parser
-        p.line = 1
+        p.line = 0                  # one term is on no line
         p.begin(buf, len(buf))
-        try:
-            p._ws()
-            term = p._term(0, 2)
-            p._ws()
-            if p.p != p.end:
-                p._fail("unexpected text after the term", p.p)
-        except RdfSyntaxError as exc:   # one term, on no line: read as an object, said so
-            raise RdfSyntaxError(exc.message.replace("expected an object", "expected a term")
-                                 ) from None
+        p._ws()
+        term = p._term(0, 2)
+        p._ws()
+        if p.p != p.end:
+            p._fail("unexpected text after the term", p.p)
         return term
 
 
