@@ -40,7 +40,6 @@ cdef class TermEncoder:
     cdef str last_prefix
     cdef dict splits        # IRI string -> IriSplit, for IRI objects met for the first time
     cdef dict dt_splits     # the same for datatype IRIs
-    cdef bint split_new     # the last split was made afresh (see split)
     cdef bint use_splits    # terms come in new objects: ``splits`` pays (see split)
     cdef Py_ssize_t split_lookups, split_hits
     cdef object term_adapter

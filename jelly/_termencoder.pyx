@@ -179,7 +179,6 @@ cdef class TermEncoder:
         # (serializing such terms took 2.7x the time of shared ones).  Where terms are shared,
         # every object met for the first time is a new IRI and the lookup only costs (20-40%
         # of serializing quads): the first _SPLITS_TRIAL lookups judge whether it pays.
-        self.split_new = False
         if iri._enc_id == self.encoder_id:
             return <IriSplit>iri._enc
         v = iri.value
@@ -191,7 +190,6 @@ cdef class TermEncoder:
                 iri._enc = cached
                 iri._enc_id = self.encoder_id
                 return <IriSplit>cached
-        self.split_new = True
         # Checked before any slot is taken, so a bad IRI cannot leave a slot without its row.
         utf8_of(v, &u, &cut)
         sp = IriSplit.__new__(IriSplit)
@@ -309,12 +307,12 @@ cdef class TermEncoder:
                 dto = <IRI>lit.datatype
                 if dto._enc_id != self.encoder_id:     # a datatype in a new object, as
                     cached = self.dt_splits.get(dto.value)  # Literal(x, datatype=str) gives
-                    if cached is not None:
+                    if cached is None:      # datatypes are few, and met again and again
+                        self.keep_split(self.dt_splits, dto.value, self.split(dto))
+                    else:
                         dto._enc = cached
                         dto._enc_id = self.encoder_id
-                sp = self.split(dto)
-                if self.split_new:          # datatypes are few, and met again and again
-                    self.keep_split(self.dt_splits, dto.value, sp)
+                sp = <IriSplit>dto._enc
                 if sp.dt_slot and self.datatypes.gen[sp.dt_slot] == sp.dt_gen:
                     dt = sp.dt_slot
                     et_touch(self.datatypes, dt, self.epoch)
