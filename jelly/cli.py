@@ -354,7 +354,8 @@ def main(argv=None) -> int:
         # The reader of our output went away (e.g. `| head`): no message, and the status a
         # process that SIGPIPE ends has (as `cat` gives), so that `set -o pipefail` sees the
         # output was cut.  Point stdout at devnull so that the final flush does not complain.
-        _quiet_stdout()
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return BROKEN_PIPE
     except KeyboardInterrupt:
         return 0 if outputs_done(mark) else 130
@@ -373,11 +374,6 @@ def main(argv=None) -> int:
 
 #: The exit status when the reader of standard output went away: 128 + SIGPIPE.
 BROKEN_PIPE = 128 + getattr(signal, "SIGPIPE", 13)
-
-
-def _quiet_stdout() -> None:
-    with contextlib.suppress(OSError, ValueError):
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def run() -> None:
