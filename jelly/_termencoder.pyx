@@ -177,8 +177,9 @@ cdef class TermEncoder:
         # builds its terms gives) finds it, and the slots it resolved to, by its string in
         # ``splits``: one lookup where splitting again costs two slices and two table lookups
         # (serializing such terms took 2.7x the time of shared ones).  Where terms are shared,
-        # every object met for the first time is a new IRI and the lookup only costs (20-40%
-        # of serializing quads): the first _SPLITS_TRIAL lookups judge whether it pays.
+        # every object met for the first time is a new IRI and the lookup only costs (up to
+        # 43% of serializing quads, see docs/performance.md): the first _SPLITS_TRIAL lookups
+        # judge whether it pays.
         if iri._enc_id == self.encoder_id:
             return <IriSplit>iri._enc
         v = iri.value
