@@ -16,7 +16,7 @@ from __future__ import annotations
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .._ntformat import MAX_COLUMN_BYTES, StringColumn, TermColumns
+from .._ntformat import MAX_COLUMN_BYTES, StringColumn, TermColumns, term_to_nt
 from .._ntriples import TermParser
 from .._terms import BlankNode, IRI, Literal, Triple
 from ..errors import JellyEncodeError
@@ -282,7 +282,9 @@ class TermConverter:
         if value is None:
             raise JellyEncodeError(f"{what} struct of kind {kind!r} has no value")
         if kind == KIND_IRI:
-            return self._checked(_iriref(value), what)
+            # spelled as N-Triples spells it: what an IRI may hold only escaped (a space, '>')
+            # a struct's IRI may hold too, as one read from N-Triples may
+            return self._checked(term_to_nt(IRI(value)), what)
         if kind == KIND_LITERAL:
             # Checked as N-Triples checks them: what is written reads back as N-Triples.
             lang = None
@@ -295,7 +297,7 @@ class TermConverter:
                 if datatype and datatype not in _LANG_DATATYPES:
                     raise JellyEncodeError(f"{what} literal {value!r} has a datatype and a "
                                            f"language tag; a literal has one or the other")
-            dt = self._checked(_iriref(datatype), what) if datatype and not lang else None
+            dt = self._checked(term_to_nt(IRI(datatype)), what) if datatype and not lang else None
             try:
                 return Literal(value, language=lang, datatype=dt)
             except ValueError as exc:       # rdf:langString without a language
@@ -317,17 +319,6 @@ class TermConverter:
 #: The datatypes a literal with a language tag has: given with the tag, they say it twice.
 _LANG_DATATYPES = frozenset(("http://www.w3.org/1999/02/22-rdf-syntax-ns#langString",
                              "http://www.w3.org/1999/02/22-rdf-syntax-ns#dirLangString"))
-#: What an N-Triples IRIREF spells only as an escape (a space, ``>``, ...): a struct's IRI may
-#: hold it, as an IRI read from N-Triples may.
-_IRI_ESCAPES = str.maketrans({c: f"\\u{ord(c):04X}"
-                              for c in [chr(i) for i in range(0x21)] + list('<>"{}|^`\\')})
-
-
-def _iriref(iri: str) -> str:
-    """``iri`` spelled as an N-Triples IRIREF."""
-    return "<" + iri.translate(_IRI_ESCAPES) + ">"
-
-
 def _check_no_nulls(arr, what: str) -> None:
     if arr.null_count:
         raise JellyEncodeError(f"column {what} holds nulls; only g may be null (default graph)")
