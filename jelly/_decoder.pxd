@@ -15,6 +15,10 @@ cdef class Decoder(TermDecoder):
     cdef dict metadata
     cdef unsigned long long max_frame  # ReaderLimits.max_frame_size, for frames given whole
 
+    cdef int open_frame(self, object data, Py_ssize_t offset) except -1
+    cdef object run_frame(self, Py_ssize_t first, Py_ssize_t frames, object statements,
+                          list run_namespaces, Py_ssize_t* rows, Py_ssize_t named,
+                          dict metadata)
     cdef tuple read_options(self, const unsigned char* p, const unsigned char* end)
     cdef int apply_options(self, tuple key, const unsigned char* at) except -1
     cdef int rdf_statement(self, const unsigned char* p, const unsigned char* end, bint quad) except -1

@@ -32,7 +32,8 @@ class Frame:
                  metadata: dict[str, bytes] | None = None,
                  namespaces: list[tuple[str, Any]] | None = None,
                  row_counts: tuple[int, ...] | None = None, named_graph_statements: int = 0,
-                 statement_count: int | None = None, stream_index: int = 0) -> None: ...
+                 statement_count: int | None = None, stream_index: int = 0,
+                 frames: int = 1) -> None: ...
     @property
     def index(self) -> int:
         """Index of the frame in the input (0-based)."""
@@ -60,6 +61,10 @@ class Frame:
     @property
     def stream_index(self) -> int:
         """Index of the stream the frame belongs to, in input that concatenates streams."""
+    @property
+    def frames(self) -> int:
+        """Frames of the stream this holds: 1, or those from ``index`` on that a reader
+        decoded together (``Decoder.decode_run``)."""
     @property
     def rows(self) -> dict[str, int]:
         """Rows of the frame by kind: ``{"options": 1, "triple": 10, ...}``."""
@@ -111,6 +116,22 @@ class Decoder(TermDecoder):
 
         ``offset`` is the position of ``data`` in the whole stream, used in error messages.
         """
+    def decode_run(self, frames: list[tuple[int, bytes | memoryview]], at: int,
+                   max_statements: int, namespaces: dict[str, Any] | None = None
+                   ) -> tuple[_Statements | Frame | None, int]:
+        """Decode ``frames[at:]`` (``(offset, bytes)`` pairs, as ``FrameReader.batches``
+        gives them) in one call, until the output holds ``max_statements``.  Returns
+        ``(result or None, at)``, ``at`` the first frame not begun.
+
+        With ``namespaces`` (a dict that namespace declarations go into), the result is the
+        statements (in the shape of ``output``), and a frame that does not fit is left open
+        and goes on at the next call.  Without, frames are decoded whole and the result is
+        one :class:`Frame` for all of them (the first one's ``index``; namespaces, row counts
+        and statements of them all); a frame with metadata ends a run, so the metadata is the
+        last frame's."""
+    @property
+    def mid_frame(self) -> bool:
+        """True between the start and the end of a frame being decoded in pieces."""
     @property
     def in_graph_now(self) -> bool:
         """True while a GRAPHS stream is inside a graph (between graph_start and graph_end)."""

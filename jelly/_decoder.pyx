@@ -23,7 +23,7 @@ from ._termdecoder cimport (TermDecoder, M_IRI, M_TRIPLE, M_QUAD, M_EMPTY, M_ENT
                             M_FIRST_OWN, ENTRY_NAME, ENTRY_PREFIX, ENTRY_DATATYPE, graph_kind)
 from ._sink cimport TermFactory, StatementSink, term_factory, statement_sink
 
-from .errors import JellyDecodeError, JellyLimitError
+from .errors import JellyDecodeError, JellyError, JellyLimitError
 from .options import DEFAULT_LIMITS, PhysicalStreamType, PROTOCOL_VERSION, StreamOptions
 
 # Message types of this format, for validating messages whose content is not decoded.
@@ -68,9 +68,10 @@ cdef class Frame:
     cdef readonly Py_ssize_t named_graph_statements
     cdef readonly Py_ssize_t statement_count
     cdef readonly Py_ssize_t stream_index
+    cdef readonly Py_ssize_t frames
 
     def __init__(self, index, statements, metadata=None, namespaces=None, row_counts=None,
-                 named_graph_statements=0, statement_count=None, stream_index=0):
+                 named_graph_statements=0, statement_count=None, stream_index=0, frames=1):
         self.index = index
         self.statements = statements
         self.metadata = metadata if metadata is not None else {}
@@ -87,6 +88,9 @@ cdef class Frame:
         self.statement_count = statement_count
         #: Index of the stream the frame belongs to, in input that concatenates streams.
         self.stream_index = stream_index
+        #: Frames of the stream this holds: 1, or those from ``index`` on that a reader
+        #: decoded together (``Decoder.decode_run``).
+        self.frames = frames
 
     @property
     def rows(self):
@@ -370,9 +374,7 @@ cdef class Decoder(TermDecoder):
             self.fail(self.base, "not a Jelly file (it looks like RDF Protobuf)")
         return self.skip(q, end, tag)
 
-    def begin_frame(self, data, Py_ssize_t offset=0):
-        """Start decoding one frame (the bytes of an ``RdfStreamFrame``, without a length
-        prefix, in any buffer); ``offset`` is its position in the whole stream, for errors."""
+    cdef int open_frame(self, object data, Py_ssize_t offset) except -1:
         self.begin_view(data, offset)
         if <unsigned long long>(self.stop - self.pos) > self.max_frame:
             # a frame given whole (a Kafka value, a gRPC message) meets the cap a stream's do
@@ -383,6 +385,12 @@ cdef class Decoder(TermDecoder):
         self.named = 0
         self.out_namespaces = []
         self.metadata = {}
+        return 0
+
+    def begin_frame(self, data, Py_ssize_t offset=0):
+        """Start decoding one frame (the bytes of an ``RdfStreamFrame``, without a length
+        prefix, in any buffer); ``offset`` is its position in the whole stream, for errors."""
+        self.open_frame(data, offset)
         self.sink.take(False)
 
     def decode_statements(self, Py_ssize_t max_statements=4096):
@@ -422,6 +430,100 @@ cdef class Decoder(TermDecoder):
         """
         self.begin_frame(data, offset)
         return self.end_frame()
+
+    def decode_run(self, list frames, Py_ssize_t at, Py_ssize_t max_statements,
+                   dict namespaces=None):
+        """Decode ``frames[at:]`` (``(offset, bytes)`` pairs, as ``FrameReader.batches``
+        gives them) in one call, until the output holds ``max_statements``.  Returns
+        ``(result or None, at)``, ``at`` the first frame not begun.
+
+        With ``namespaces`` (a dict that namespace declarations go into), the result is the
+        statements (in the shape of ``output``), and a frame that does not fit is left open
+        and goes on at the next call.  Without, frames are decoded whole and the result is
+        one :class:`Frame` for all of them (the first one's ``index``; namespaces, row counts
+        and statements of them all); a frame with metadata ends a run, so the metadata is the
+        last frame's.
+
+        This is how a stream of one-statement frames is read without a round of Python calls
+        per frame.  An error comes after the output of the frames before it (returned first,
+        the next call raises), as when reading frame by frame; where the sink cannot cut its
+        output (``StatementSink.mark``), a call decodes one frame that has statements."""
+        cdef Py_ssize_t n = len(frames), begun = at, at0 = at, first = self.frame_index
+        cdef Py_ssize_t completed = 0, cut = 0  # frames done in this call; the sink's mark after them
+        cdef Py_ssize_t named = 0
+        cdef Py_ssize_t rows[16]
+        cdef bint whole = namespaces is None
+        cdef bint several = self.sink.mark() >= 0
+        cdef list run_namespaces = [] if whole else None
+        cdef tuple item
+        cdef object data
+        cdef int i
+        if self.failed is not None:
+            raise self.failed
+        if not self.has_view:
+            self.sink.take(False)           # left by a frame begun and not ended
+        for i in range(16):
+            rows[i] = 0
+        try:
+            while True:
+                if not self.has_view:
+                    if at >= n or (self.sink.pending and not several):
+                        break
+                    item = <tuple>frames[at]
+                    data = item[1]
+                    begun = at
+                    at += 1
+                    if len(data) == 0:      # an empty frame has no rows
+                        self.frame_index += 1
+                        continue
+                    self.open_frame(data, item[0])
+                self.run(-1 if whole else max_statements)
+                if self.pos >= self.stop:   # the frame is done
+                    self.release()
+                    self.frame_index += 1
+                    if whole:
+                        run_namespaces += self.out_namespaces
+                        named += self.named
+                        for i in range(16):
+                            rows[i] += self.counts[i]
+                        if self.metadata:
+                            break
+                    else:
+                        for name, iri in self.out_namespaces:
+                            namespaces[name] = iri
+                    completed += 1
+                    cut = self.sink.mark()
+                if self.sink.pending >= max_statements:
+                    break
+        except JellyError:
+            if not several or completed == 0 or (cut == 0 and not whole):
+                raise
+            # The output of the frames before the failing one; the next call raises the error.
+            out = self.sink.take_to(cut, self.physical_type != PT_TRIPLES)
+            return self.run_frame(first, begun - at0, out, run_namespaces, rows, named,
+                                  {}), begun
+        if not whole:
+            return (self.sink.take(self.physical_type != PT_TRIPLES)
+                    if self.sink.pending else None), at
+        if self.frame_index == first:
+            return None, at
+        return self.run_frame(first, at - at0, self.sink.take(self.physical_type != PT_TRIPLES),
+                              run_namespaces, rows, named, self.metadata), at
+
+    cdef object run_frame(self, Py_ssize_t first, Py_ssize_t frames, object statements,
+                          list run_namespaces, Py_ssize_t* rows, Py_ssize_t named,
+                          dict metadata):
+        """What decode_run returns: the statements, or a Frame of the frames from first."""
+        if run_namespaces is None:
+            return statements
+        return Frame(first, statements, metadata, run_namespaces,
+                     tuple([rows[f] for f in _ROW_FIELDS]), named,
+                     rows[ROW_TRIPLE] + rows[ROW_QUAD], self.stream_index, frames)
+
+    @property
+    def mid_frame(self):
+        """True between the start and the end of a frame being decoded in pieces."""
+        return self.has_view
 
     @property
     def in_graph_now(self):

@@ -4,7 +4,7 @@
 Jelly (and Jelly-Patch) files are delimited (each frame prefixed by its length as a varint) or
 a single frame, told apart from the first bytes as jelly-jvm does.  ``FrameSplitter`` is the
 push interface (``feed(bytes)`` returns the frames completed so far, for sockets, gRPC and
-asyncio); ``next_frame`` finds the next frame of a buffer already in memory, so frames can be
+asyncio); ``frames_in`` splits the frames of a buffer already in memory, so frames can be
 decoded in place.  Declared lengths are checked against the frame size limit before anything
 is buffered.
 """
@@ -39,21 +39,21 @@ class FrameSplitter:
     @property
     def buffered(self) -> int:
         """Bytes fed but not yet returned in a frame."""
-    def feed(self, data: _Bytes) -> list[tuple[int, bytes]]:
-        """Add the next bytes of the stream; returns the frames they complete."""
-    def finish(self) -> list[tuple[int, bytes]]:
+    def feed(self, data: _Bytes) -> list[tuple[int, bytes | memoryview]]:
+        """Add the next bytes of the stream; returns the frames they complete.  Frames
+        before an error in the same bytes are returned first: the next call raises it."""
+    def finish(self) -> list[tuple[int, bytes | memoryview]]:
         """The stream has ended: returns ``[(offset, frame)]`` for a single-frame stream, ``[]``
         otherwise; raises if it ended inside a frame or a length prefix."""
 
 def is_rdf_protobuf_row(frame: Buffer) -> bool:
     """Whether the bytes of a frame (without its length) are a row of Jena's RDF Protobuf and
     not Jelly (one field 2, 3 or 4, whole, holding a message)."""
-def next_frame(data: Buffer, pos: int, max_frame_size: int = 4611686018427387904,
-               index: int = 0) -> tuple[int, int] | None:
-    """``(begin, end)`` of the delimited frame whose length prefix starts at ``pos`` in
-    ``data`` (any buffer holding a complete stream), or None at its end; scans only the
-    prefix.  Raises like :class:`FrameSplitter` for malformed, oversized or truncated input
-    (``index`` is the frame's number, for the error)."""
+def frames_in(data: memoryview, pos: int, max_frame_size: int, index: int,
+              max_frames: int) -> tuple[list[tuple[int, bytes | memoryview]], int]:
+    """``(frames, pos)``: up to ``max_frames`` delimited frames of the stream in ``data``
+    from ``pos`` as ``(offset, view of the frame)``, and where the next begins; no frames at
+    the end.  Frames before an error are returned first: the next call raises it."""
 
 def segment_starts(data: Buffer, pos: int = 0, index: int = 0,
                    max_frame_size: int = 4611686018427387904

@@ -10,7 +10,7 @@ a delimited file starts with a length, then the frame's ``0A``.  So: a first byt
 single-frame; ``0A 0A`` means delimited unless the third byte is ``0A`` too.
 
 ``FrameSplitter`` is the push interface (``feed(bytes)`` returns the frames completed so far,
-for sockets, gRPC and asyncio); ``next_frame`` finds the next frame of a buffer that is
+for sockets, gRPC and asyncio); ``frames_in`` splits the frames of a buffer that is
 already in memory, so frames can be decoded in place without copies.  Declared
 lengths are checked against the frame size limit before anything is buffered, and buffering
 follows the bytes actually fed, never the declared length.
@@ -22,7 +22,7 @@ from cpython.bytes cimport PyBytes_FromStringAndSize
 
 from ._wire cimport rdf_protobuf_row, read_varint, skip_field
 
-from .errors import JellyDecodeError, JellyLimitError, JellyTruncatedError
+from .errors import JellyDecodeError, JellyError, JellyLimitError, JellyTruncatedError
 
 
 cdef int _detect(const unsigned char* p, Py_ssize_t n) noexcept:
@@ -67,7 +67,8 @@ cdef class FrameSplitter:
     """Splits a byte stream fed in pieces into frames.
 
     ``feed(data)`` returns a list of ``(offset, frame_bytes)`` for the frames completed by
-    ``data`` (offset: where the frame's bytes start in the stream, after its length prefix);
+    ``data`` (offset: where the frame's bytes start in the stream, after its length prefix;
+    the bytes: ``bytes``, or a ``memoryview`` of a frame gathered from several pieces);
     ``finish()`` says the stream has ended: it returns the frame of a single-frame stream and
     raises :class:`JellyTruncatedError` if the stream ended inside a frame.  ``delimited``
     forces a variant (default: detect it).
@@ -80,6 +81,7 @@ cdef class FrameSplitter:
     cdef uint64_t max_frame
     cdef Py_ssize_t frames
     cdef bint finished
+    cdef object error           # raised by the next call (frames before it went out)
 
     def __init__(self, *, max_frame_size=512 * 1024 * 1024, delimited=None):
         self.buf = bytearray()
@@ -100,8 +102,20 @@ cdef class FrameSplitter:
         return len(self.buf) - self.start
 
     def feed(self, data):
-        """Add the next bytes of the stream; returns the frames they complete."""
+        """Add the next bytes of the stream; returns the frames they complete.  Frames
+        before an error in the same bytes are returned first: the next call raises it."""
         cdef list out = []
+        if self.error is not None:
+            raise self.error
+        try:
+            self._feed(data, out)
+        except JellyError as exc:
+            if not out:
+                raise
+            self.error = exc
+        return out
+
+    cdef int _feed(self, object data, list out) except -1:
         cdef Py_buffer view
         cdef const unsigned char* d
         cdef Py_ssize_t n, used = 0, taken
@@ -113,7 +127,7 @@ cdef class FrameSplitter:
             r = _detect(<const unsigned char*>(<char*>self.buf) + self.start,
                         len(self.buf) - self.start)
             if r < 0:
-                return out
+                return 0
             self.delimited = bool(r)
             if self.delimited:      # go on with what was buffered as the new data
                 data = bytes(self.buf[self.start:])
@@ -128,7 +142,7 @@ cdef class FrameSplitter:
             if <uint64_t>(len(self.buf) - self.start) > self.max_frame:
                 raise JellyLimitError(f"single-frame input exceeds the frame size limit of "
                                       f"{self.max_frame} bytes", offset=self.base, frame=0)
-            return out
+            return 0
         PyObject_GetBuffer(data, &view, PyBUF_SIMPLE)
         try:
             d = <const unsigned char*>view.buf
@@ -136,7 +150,7 @@ cdef class FrameSplitter:
             if self.start < len(self.buf):
                 used = self._complete(d, n, out)
                 if used < 0:
-                    return out      # data went into the frame that is still incomplete
+                    return 0        # data went into the frame that is still incomplete
             # Frames that lie whole in data are copied out of it once; the rest is kept.
             taken = self._split(d + used, d + n, self.position, out)
             self.base += taken
@@ -144,7 +158,7 @@ cdef class FrameSplitter:
                 self.buf += (<const char*>d)[used + taken:n]
         finally:
             PyBuffer_Release(&view)
-        return out
+        return 0
 
     cdef void _drop(self) noexcept:
         # Every byte in buf has been returned in a frame.
@@ -207,8 +221,11 @@ cdef class FrameSplitter:
             self.buf += (<const char*>d)[:n]
             return -1
         self.buf += (<const char*>d)[:need]
-        self._split(<const unsigned char*>(<char*>self.buf) + self.start,
-                    <const unsigned char*>(<char*>self.buf) + len(self.buf), self.position, out)
+        # The frame is the rest of buf: a view of it, not a copy (for a frame of megabytes,
+        # the copy into fresh memory took as long as decoding it).
+        out.append((self.position + (q - h),
+                    memoryview(self.buf)[self.start + (q - h):]))
+        self.frames += 1
         self._drop()
         return need
 
@@ -219,6 +236,8 @@ cdef class FrameSplitter:
         cdef const unsigned char* q
         cdef uint64_t n
         cdef Py_ssize_t left = len(self.buf) - self.start
+        if self.error is not None:
+            raise self.error
         self.finished = True
         if self.delimited is None:
             self.delimited = detect_delimited(self.buf[self.start:], True)
@@ -238,40 +257,58 @@ cdef class FrameSplitter:
                                   frame=self.frames)
 
 
-def next_frame(data, Py_ssize_t pos, uint64_t max_frame_size=2**62, Py_ssize_t index=0):
-    """``(begin, end)`` of the delimited frame whose length prefix starts at ``pos`` in
-    ``data`` (any buffer holding a complete stream), or None at its end; scans only the
-    prefix.  Raises like :class:`FrameSplitter` for malformed, oversized or truncated input
-    (``index`` is the frame's number, for the error)."""
-    cdef Py_buffer view
-    cdef const unsigned char* base
-    cdef const unsigned char* p
+cdef int _span(const unsigned char* base, Py_ssize_t size, Py_ssize_t pos,
+               uint64_t max_frame_size, Py_ssize_t index, Py_ssize_t* begin,
+               Py_ssize_t* stop) except -1:
+    """1 and the frame whose length prefix starts at pos (begin, stop), or 0 at the end."""
+    cdef const unsigned char* p = base + pos
+    cdef const unsigned char* end = base + size
     cdef const unsigned char* q
-    cdef const unsigned char* end
     cdef uint64_t n
+    if p >= end:
+        return 0
+    q = read_varint(p, end, &n)
+    if q == NULL:
+        if end - p >= 10:
+            raise JellyDecodeError("malformed frame length prefix (varint longer than 10 "
+                                   "bytes)", offset=pos, frame=index)
+        raise JellyTruncatedError("input ends inside a frame length prefix", offset=pos,
+                                  frame=index)
+    if n > max_frame_size:
+        raise JellyLimitError(f"frame of {n} bytes exceeds the limit of {max_frame_size} "
+                              f"bytes", offset=q - base, frame=index)
+    if n > <uint64_t>(end - q):
+        raise JellyTruncatedError(f"input ends inside a frame: {n} bytes announced, "
+                                  f"{end - q} present", offset=q - base, frame=index)
+    begin[0] = q - base
+    stop[0] = q - base + <Py_ssize_t>n
+    return 1
+
+
+def frames_in(memoryview data, Py_ssize_t pos, uint64_t max_frame_size, Py_ssize_t index,
+              Py_ssize_t max_frames):
+    """``(frames, pos)``: up to ``max_frames`` delimited frames of the stream in ``data``
+    from ``pos`` as ``(offset, view of the frame)``, and where the next begins; no frames at
+    the end.  Frames before an error are returned first: the next call raises it."""
+    cdef Py_buffer view
+    cdef Py_ssize_t begin, stop
+    cdef list out = []
     PyObject_GetBuffer(data, &view, PyBUF_SIMPLE)
     try:
-        base = <const unsigned char*>view.buf
-        p = base + pos
-        end = base + view.len
-        if p >= end:
-            return None
-        q = read_varint(p, end, &n)
-        if q == NULL:
-            if end - p >= 10:
-                raise JellyDecodeError("malformed frame length prefix (varint longer than 10 "
-                                       "bytes)", offset=pos, frame=index)
-            raise JellyTruncatedError("input ends inside a frame length prefix", offset=pos,
-                                      frame=index)
-        if n > max_frame_size:
-            raise JellyLimitError(f"frame of {n} bytes exceeds the limit of {max_frame_size} "
-                                  f"bytes", offset=q - base, frame=index)
-        if n > <uint64_t>(end - q):
-            raise JellyTruncatedError(f"input ends inside a frame: {n} bytes announced, "
-                                      f"{end - q} present", offset=q - base, frame=index)
-        return q - base, q - base + <Py_ssize_t>n
+        while len(out) < max_frames:
+            try:
+                if not _span(<const unsigned char*>view.buf, view.len, pos, max_frame_size,
+                             index + len(out), &begin, &stop):
+                    break
+            except JellyError:
+                if out:
+                    break
+                raise
+            out.append((begin, data[begin:stop]))
+            pos = stop
     finally:
         PyBuffer_Release(&view)
+    return out, pos
 
 
 # How much of a frame's start the segment scan looks at: the length prefix, the first row's

@@ -701,6 +701,13 @@ cdef class TextSink(StatementSink):
         self.used = self.room = 0
         return out
 
+    cdef Py_ssize_t mark(self):
+        return self.used
+
+    cdef object take_to(self, Py_ssize_t mark, bint quads):
+        self.used = mark
+        return self.take(quads)
+
 
 # ---------------------------------------------------------------------------------------------
 # Arrow string columns

@@ -36,6 +36,11 @@ cdef class StatementSink:
     cdef int triple(self, object s, object p, object o) except -1
     cdef int quad(self, object s, object p, object o, object g) except -1
     cdef object take(self, bint quads)
+    # Where the output of the statements so far ends (-1: this sink cannot go back to it),
+    # and take() of the output up to such a mark, the rest dropped: a decoder that decodes
+    # several frames in one call gives the frames before an error first.
+    cdef Py_ssize_t mark(self)
+    cdef object take_to(self, Py_ssize_t mark, bint quads)
 
 
 cdef class TupleSink(StatementSink):

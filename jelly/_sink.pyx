@@ -119,6 +119,12 @@ cdef class StatementSink:
         """The statements collected since the last call, in the sink's shape."""
         raise NotImplementedError
 
+    cdef Py_ssize_t mark(self):
+        return -1
+
+    cdef object take_to(self, Py_ssize_t mark, bint quads):
+        raise NotImplementedError
+
 
 @cython.final
 cdef class TupleSink(StatementSink):
@@ -151,6 +157,13 @@ cdef class TupleSink(StatementSink):
         self.out = []
         self.pending = 0
         return out
+
+    cdef Py_ssize_t mark(self):
+        return len(self.out)
+
+    cdef object take_to(self, Py_ssize_t mark, bint quads):
+        del self.out[mark:]
+        return self.take(quads)
 
 
 @cython.final

@@ -134,7 +134,10 @@ class JellySource:
             for index, (_, data) in enumerate(self._raw):
                 yield RawFrame(index, bytes(data)), grouped
             return
-        for frame in self._reader.frames():
+        # Text of a flat stream does not show where frames end: many small frames are
+        # decoded in one call (a stream of one-statement frames at the speed of large ones).
+        frames = self._reader._runs() if self.text and not grouped else self._reader.frames()
+        for frame in frames:
             yield frame, grouped
 
     def close(self) -> None:
@@ -276,6 +279,10 @@ class NQuadsSource:
         pass
 
 
+_NAMED_IN_NT = ("the input has statements in named graphs, which N-Triples cannot hold; "
+                "write N-Quads (.nq) instead")
+
+
 class NQuadsSink:
     """Writes N-Triples (``nt``: a statement in a named graph is an error) or N-Quads.
     ``messages=True`` writes a ``# @message`` line before each frame; ``syntax="rdf12"``
@@ -302,20 +309,19 @@ class NQuadsSink:
             # A frame of a Jelly source, decoded to text.
             frame = cast(Frame, frame)     # its statements are UTF-8 text (bytes)
             if self._triples_only and frame.named_graph_statements:
-                raise JellyError(f"frame {frame.index} has statements in named graphs, which "
-                                 f"N-Triples cannot hold; write N-Quads (.nq) instead")
+                raise JellyError(_NAMED_IN_NT)
             out.write_text(cast(bytes, frame.statements))
             self.statements_written += frame.statement_count
+            self.frames_written += frame.frames         # more than one: a run decoded together
         else:
             n = 0
             for st in frame.statements:
                 if self._triples_only and len(st) == 4 and _named(st[3]):
-                    raise JellyError("the input has statements in named graphs, which N-Triples "
-                                     "cannot hold; write N-Quads (.nq) instead")
+                    raise JellyError(_NAMED_IN_NT)
                 out.write(st)
                 n += 1
             self.statements_written += n
-        self.frames_written += 1
+            self.frames_written += 1
         if self._flush:
             out.flush()
 

@@ -34,7 +34,7 @@ import zlib
 from types import TracebackType
 from typing import IO, TYPE_CHECKING, Any, Callable, Iterator, TypeVar, cast
 
-from ._framing import FrameSplitter, detect_delimited, is_rdf_protobuf_row, next_frame
+from ._framing import FrameSplitter, detect_delimited, frames_in, is_rdf_protobuf_row
 from .errors import JellyDecodeError, JellyError, JellyLimitError
 from .options import DEFAULT_LIMITS, ReaderLimits
 
@@ -50,6 +50,10 @@ ZSTD_LEVEL = 3
 ZSTD_PIECE = 256
 #: Bytes of an input kept to tell what it is when it is not what it should be.
 HEAD_SIZE = 4096
+#: Frames of bytes input split at a time (views into it, so a batch costs little memory).
+BATCH_FRAMES = 1024
+#: Frames as a reader gets them: (offset of the frame's bytes in the stream, the bytes).
+Frames = list[tuple[int, bytes | memoryview]]
 
 if TYPE_CHECKING:
     from typing import Protocol, Union
@@ -661,13 +665,22 @@ class FrameReader:
         self.head = b""
 
     def __iter__(self) -> Iterator[tuple[int, bytes | memoryview]]:
+        for batch in self.batches():
+            yield from batch
+
+    def batches(self) -> Iterator[Frames]:
+        """The frames as :meth:`__iter__` gives them, in lists (those one read of the input
+        completes; at most :data:`BATCH_FRAMES` from bytes input), never empty: for readers
+        that decode many frames in one call."""
         started = False
         try:
-            for item in self._frames():
+            for batch in self._frames():
+                if not batch:
+                    continue
                 if not started:
                     started = True
-                    self._check_first(item[1])
-                yield item
+                    self._check_first(batch[0][1])
+                yield batch
         except JellyError as exc:
             if started:
                 raise
@@ -680,7 +693,7 @@ class FrameReader:
         if is_rdf_protobuf_row(frame):
             raise JellyDecodeError("not a Jelly file (it looks like RDF Protobuf)")
 
-    def _frames(self) -> Iterator[tuple[int, bytes | memoryview]]:
+    def _frames(self) -> Iterator[Frames]:
         source = self._source
         if isinstance(source, (bytes, bytearray, memoryview)):
             self.head = bytes(memoryview(source)[:HEAD_SIZE])
@@ -698,11 +711,11 @@ class FrameReader:
                 self.head += data[:HEAD_SIZE - len(self.head)]
             frames = splitter.feed(data) if data else splitter.finish()
             self.delimited = splitter.delimited
-            yield from frames
+            yield frames
             if not data:
                 return
 
-    def _in_place(self, view: memoryview) -> Iterator[tuple[int, memoryview]]:
+    def _in_place(self, view: memoryview) -> Iterator[Frames]:
         limit = self._limits.max_frame_size
         if self.delimited is None:
             self.delimited = detect_delimited(view[:3], True)
@@ -710,13 +723,12 @@ class FrameReader:
             if len(view) > limit:
                 raise JellyLimitError(f"single-frame input exceeds the frame size limit of "
                                       f"{limit} bytes", offset=0, frame=0)
-            yield 0, view
+            yield [(0, view)]
             return
         pos = index = 0
         while True:
-            span = next_frame(view, pos, limit, index)
-            if span is None:
+            frames, pos = frames_in(view, pos, limit, index, BATCH_FRAMES)
+            if not frames:
                 return
-            yield span[0], view[span[0]:span[1]]
-            pos = span[1]
-            index += 1
+            yield frames
+            index += len(frames)

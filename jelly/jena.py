@@ -118,6 +118,8 @@ class Frame:
 
     __slots__ = ("index", "statements", "namespaces", "metadata", "named_graph_statements",
                  "statement_count")
+    #: As :attr:`jelly.Frame.frames`: a piece counts as one frame.
+    frames = 1
 
     def __init__(self, index: int, statements: Any, namespaces: list[tuple[str, Any]],
                  named: int, count: int) -> None:

@@ -543,6 +543,112 @@ def test_frames_in_the_middle_of_a_frames_statements_are_refused():
         assert r.namespaces == {"ex": IRI("http://ex/")}
 
 
+class _Pieces(io.RawIOBase):
+    """A pipe-like stream: at most ``piece`` bytes per read, never sought."""
+
+    def __init__(self, data: bytes, piece: int):
+        self.data, self.pos, self.piece = data, 0, piece
+
+    def readable(self):
+        return True
+
+    def readinto(self, b):
+        n = min(len(b), self.piece, len(self.data) - self.pos)
+        b[:n] = self.data[self.pos:self.pos + n]
+        self.pos += n
+        return n
+
+
+def _frame_ends(data: bytes) -> list[int]:
+    """Where each frame of a delimited stream ends, read from the length prefixes."""
+    ends, pos = [], 0
+    while pos < len(data):
+        n, shift = 0, 0
+        while True:
+            b = data[pos]
+            pos += 1
+            n |= (b & 0x7F) << shift
+            shift += 7
+            if b < 0x80:
+                break
+        pos += n
+        ends.append(pos)
+    return ends
+
+
+def _small_frames_stream():
+    """One statement per frame, an empty frame after every 7th, a namespace declared again
+    and again, and one large frame in the middle: (bytes, statements, frames)."""
+    sts = [(IRI(f"http://s/{i % 13}"), IRI("http://p"), Literal(str(i), language="en"))
+           for i in range(15000)]
+    out = io.BytesIO()
+    with jelly.Writer(out, rows_per_frame=1) as w:
+        for i, st in enumerate(sts):
+            if i % 500 == 0:
+                w.declare_namespace("ex", f"http://ex/{i}/")
+            if i == 3000:
+                w.rows_per_frame = 10 ** 6      # one frame of 10,000 statements
+            if i == 13000:
+                w.flush_frame()
+                w.rows_per_frame = 1
+            w.write(st)
+    data, pos = out.getvalue(), 0
+    pieces = []
+    for k, end in enumerate(_frame_ends(data)):
+        pieces.append(data[pos:end] + (b"\x00" if k % 7 == 6 else b""))   # + an empty frame
+        pos = end
+    data = b"".join(pieces)
+    frames = [list(f.statements) for f in jelly.parse_frames(data)]
+    return data, sts, frames
+
+
+@pytest.mark.parametrize("source", ["bytes", "file", "pipe"])
+def test_many_small_frames_read_by_statements_as_by_frames(tmp_path, source):
+    """The statement path decodes runs of frames in one call: statements, namespaces, frame
+    count and the refusal of frames() inside the large frame are as frame by frame."""
+    data, sts, frames = _small_frames_stream()
+    assert sum(map(len, frames)) == len(sts) and max(map(len, frames)) == 10000
+    assert len(frames) > 5000 and frames.count([]) > 700
+    path = tmp_path / "small.jelly"
+    path.write_bytes(data)
+    make = {"bytes": lambda: data, "file": lambda: str(path),
+            "pipe": lambda: io.BufferedReader(_Pieces(data, 1000))}[source]
+    assert list(jelly.parse(make())) == sts
+    with jelly.Reader(make()) as r:
+        it = iter(r)
+        got = [next(it) for _ in range(9000)]     # inside the large frame
+        with pytest.raises(ValueError, match="middle of frame"):
+            r.frames()
+        got += list(it)
+        assert got == sts
+        assert r.namespaces == {"ex": IRI("http://ex/14500/")}
+        assert r.frame_count == len(frames)
+
+
+@pytest.mark.parametrize("source", ["bytes", "pipe"])
+def test_an_error_after_small_frames_comes_after_all_their_statements(source):
+    """Frames decoded together in one call: an error in one of them (a broken row, a broken
+    length prefix, a frame cut short) still comes after every statement of the frames before
+    it, as frame by frame, and the reader stays failed."""
+    data, sts, frames = _small_frames_stream()
+    ends = _frame_ends(data)
+    for k in (1, 40, 41, 1031, 3430, 3431, 4500, len(ends) - 1):
+        before = sum(map(len, frames[:k]))
+        broken = b"\x0a\x03\xff\xff\xff"      # a row whose first tag never ends
+        cuts = [data[:ends[k] - 1]] if frames[k] else []        # frame k cut short
+        for bad in [data[:ends[k - 1]] + varint(len(broken)) + broken + data[ends[k - 1]:],
+                    data[:ends[k - 1]] + b"\xff" * 11 + data[ends[k - 1]:]] + cuts:
+            make = {"bytes": lambda: bad, "pipe": lambda: io.BufferedReader(_Pieces(bad, 1 << 16))}
+            with jelly.Reader(make[source]()) as r:
+                seen = []
+                with pytest.raises(jelly.JellyError):
+                    for st in r:
+                        seen.append(st)
+                assert seen == sts[:before], (k, len(seen), before)
+                with pytest.raises(jelly.JellyError):
+                    list(r)
+
+
 def test_serialize_frames_takes_the_physical_type_from_the_first_statement():
     """As serialize does (the user guide's options table): default-graph quads came back as
     triples, and a quad in a named graph was refused."""

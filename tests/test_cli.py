@@ -885,6 +885,68 @@ def test_stdout_is_flushed_per_frame(tmp_path):
                                                           [("L", "2", None, None)]]
 
 
+def _one_statement_frames(n: int, quads: bool = False) -> bytes:
+    """A stream of n one-statement frames, with an empty frame after every fifth (and the
+    last statement in a named graph, with ``quads``)."""
+    sts = [(jelly.IRI(f"http://ex/s{i % 11}"), jelly.IRI("http://ex/p"), jelly.Literal(str(i)))
+           for i in range(n)]
+    if quads:
+        sts = [st + (jelly.DEFAULT_GRAPH,) for st in sts[:-1]] + [sts[-1] + (jelly.IRI("http://g"),)]
+    data = jelly.serialize(sts, rows_per_frame=1)
+    return b"".join(wire.enc_varint(len(f)) + f + (b"\x00" if k % 5 == 4 else b"")
+                    for k, f in enumerate(wire.split_frames(data)))
+
+
+def test_text_of_many_small_frames(tmp_path):
+    """Jelly -> N-Triples decodes runs of small frames in one call: the text is the
+    statements of every frame (the oracle's), an error comes after the lines of every frame
+    before it, and a statement in a named graph is still refused in N-Triples."""
+    data = _one_statement_frames(3000)
+    _, frames = rd.decode(data)
+    assert len(frames) > 3500 and sum(map(len, frames)) == 3000
+    src = tmp_path / "small.jelly"
+    src.write_bytes(data)
+    out = ok("convert", src, "-", "--to", "nt", "--jobs", "1")
+    assert ntr.parse_nquads(out) == [st for frame in frames for st in frame]
+    assert frames[-1] == [] and len(frames[-2]) == 1
+    cut = data[:-3]             # the empty last frame gone, the one before cut short
+    (tmp_path / "cut.jelly").write_bytes(cut)
+    code, out, err = run("convert", tmp_path / "cut.jelly", "-", "--to", "nt", "--jobs", "1")
+    assert code == 1 and "input ends inside a frame" in err
+    assert ntr.parse_nquads(out) == [st for frame in frames[:-2] for st in frame]
+    pieces = [wire.enc_varint(len(f)) + f for f in wire.split_frames(data)]
+    broken = b"\x0a\x03\xff\xff\xff"          # a row whose first tag never ends
+    (tmp_path / "bad.jelly").write_bytes(b"".join(pieces[:1000]) + wire.enc_varint(5) + broken
+                                         + b"".join(pieces[1000:]))
+    code, out, err = run("convert", tmp_path / "bad.jelly", "-", "--to", "nt", "--jobs", "1")
+    assert code == 1 and "frame 1000" in err, err
+    assert ntr.parse_nquads(out) == [st for frame in frames[:1000] for st in frame]
+    (tmp_path / "q.jelly").write_bytes(_one_statement_frames(50, quads=True))
+    fails("convert", tmp_path / "q.jelly", "-", "--to", "nt",
+          match="statements in named graphs, which N-Triples cannot hold")
+
+
+def test_jelly_to_text_of_a_live_stream_comes_frame_by_frame():
+    """`jelly convert - - --to nt` writes each frame's lines while the input is still open:
+    frames decoded together are only those that one read of the input gives."""
+    import select
+    proc = subprocess.Popen([sys.executable, "-m", "jelly", "convert", "-", "-", "--from",
+                             "jelly", "--to", "nt"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=helpers.jelly_subprocess_env())
+    first = jelly.serialize([(jelly.IRI("http://e/s"), jelly.IRI("http://e/p"), jelly.Literal("1"))])
+    try:
+        proc.stdin.write(first)
+        proc.stdin.flush()
+        ready, _, _ = select.select([proc.stdout], [], [], 60)
+        assert ready, "no output before the input ended"
+        assert os.read(proc.stdout.fileno(), 1 << 16) == b'<http://e/s> <http://e/p> "1" .\n'
+        proc.stdin.close()
+        assert proc.wait(60) == 0, proc.stderr.read()
+    finally:
+        proc.kill()
+
+
 def test_convert_options_between_the_input_and_the_output(tmp_path):
     """``convert IN --opt OUT``: the output after an option is still the output (argparse
     alone fills only consecutive optional positionals), and what is left over is an error."""

@@ -388,6 +388,6 @@ def test_the_stub_check_finds_a_missing_name():
     assert "Literal" in runtime and "Literal" not in stub
     assert "parse_nquads" in _runtime_public("_ntriples")[1]
     assert "io" not in _runtime_public("_ntriples")[1]        # imported, not defined
-    bad = ast.parse("def next_frame(data, pos, limit=0, index=0): ...").body[0]
+    bad = ast.parse("def frames_in(data, pos, limit=0, index=0, max_frames=1): ...").body[0]
     from jelly import _framing
-    assert _signature_problems("next_frame", _framing.next_frame, [bad])
+    assert _signature_problems("frames_in", _framing.frames_in, [bad])
