@@ -36,6 +36,12 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message):
         raise CliError(message)
 
+    def _print_message(self, message, file=None):
+        # argparse drops a write that fails (`--help > /dev/full` exited 0): it fails as
+        # every other output of the command does (main says why; a closed pipe is 141).
+        if message:
+            (file or sys.stderr).write(message)
+
 
 # -- progress ------------------------------------------------------------------------------------
 
@@ -337,7 +343,10 @@ def main(argv=None) -> int:
     except ValueError:                  # not the main thread: leave signals alone
         pass
     try:
-        args = _parse(parser, argv)
+        try:
+            args = _parse(parser, argv)
+        except SystemExit as done:      # --help, --version: printed; run() flushes it
+            return done.code if isinstance(done.code, int) else 0
         if args.command is None:
             parser.print_help(sys.stderr)
             return 2

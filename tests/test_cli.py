@@ -173,14 +173,17 @@ def test_the_command_leaves_at_once_after_its_exit_handlers(tmp_path):
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
 def test_output_that_cannot_be_flushed_at_the_end_is_an_error(tmp_path):
     """What a command leaves in standard output's buffer is flushed before it leaves: a full
-    device is a one-line error and exit status 1, as for any other write."""
+    device is a one-line error and exit status 1, as for any other write; also the help
+    (argparse drops a write that fails: `--help > /dev/full` exited 0 when unbuffered)."""
     convert(SENSORS, tmp_path / "s.jelly")
-    with open("/dev/full", "w") as full:
-        proc = subprocess.run([sys.executable, "-m", "jelly", "inspect", str(tmp_path / "s.jelly")],
-                              stdout=full, stderr=subprocess.PIPE, text=True,
-                              env=helpers.jelly_subprocess_env(), timeout=60)
-    assert proc.returncode == 1
-    assert proc.stderr == "jelly: error: No space left on device\n"
+    for argv in (["inspect", str(tmp_path / "s.jelly")], ["--help"], ["convert", "--help"]):
+        for unbuffered in ("", "1"):
+            env = {**helpers.jelly_subprocess_env(), "PYTHONUNBUFFERED": unbuffered}
+            with open("/dev/full", "w") as full:
+                proc = subprocess.run([sys.executable, "-m", "jelly", *argv], stdout=full,
+                                      stderr=subprocess.PIPE, text=True, env=env, timeout=60)
+            assert proc.returncode == 1, (argv, unbuffered)
+            assert proc.stderr == "jelly: error: No space left on device\n", (argv, unbuffered)
 
 
 def test_gzip_in_and_out(tmp_path):
