@@ -94,8 +94,9 @@ def _parse(tool: str, path: str, jelly_dir: str | None) -> float:
 
 def _to_nt(path: str, jelly_dir: str | None, out: str) -> float:
     t0 = time.perf_counter()
+    # Run from the output's directory: ``-m`` puts the working directory first on the path.
     subprocess.run([sys.executable, "-m", "jelly", "convert", path, out, "--jobs", "1",
-                    "--quiet"], check=True, env=_env(jelly_dir))
+                    "--quiet"], check=True, env=_env(jelly_dir), cwd=os.path.dirname(out))
     return time.perf_counter() - t0
 
 
