@@ -9,8 +9,9 @@
   write never leaves half a file and never touches an existing one (through a symbolic link,
   the file it points to is replaced; a device, named pipe or socket such as ``/dev/null`` is
   written in place).  ``.gz`` and ``.zst`` compress.
-* :class:`FrameReader` - the frames of a Jelly (or Jelly-Patch) stream, one at a time, with
-  memory bounded by the largest frame; bytes input is split in place without copies.
+* :class:`FrameReader` - the frames of a Jelly (or Jelly-Patch) stream, one at a time or in
+  batches, with memory bounded by the largest frame; bytes input is split in place without
+  copies.
 
 Everything opened here is closed here.  Reading never mistakes a non-blocking stream's "no data
 yet" (``read()`` returning ``None``) for the end of the input: it waits for data.
@@ -652,8 +653,10 @@ class FrameReader:
     """The frames of a Jelly (or Jelly-Patch) stream, one at a time: iterating gives
     ``(offset, frame)`` where ``offset`` is where the frame's bytes start in the stream (after
     its length prefix) and ``frame`` its bytes (a memoryview into bytes input, which is split
-    in place).  Memory is bounded by the largest frame; ``delimited`` is known once the first
-    bytes are read (or forced by the argument)."""
+    in place, or into a frame gathered from several reads); :meth:`batches` gives them in
+    lists.  Memory is bounded by the largest frame (and a batch of frames that one read of at
+    most 64 KiB completes); ``delimited`` is known once the first bytes are read (or forced by
+    the argument)."""
 
     def __init__(self, source: bytes | bytearray | memoryview | BinaryReader,
                  limits: ReaderLimits = DEFAULT_LIMITS,

@@ -253,7 +253,8 @@ class Reader(FrameInput):
 
     def __iter__(self) -> Iterator[tuple[Any, ...]]:
         """Iterate every statement: ``(s, p, o)`` for TRIPLES streams, ``(s, p, o, g)``
-        otherwise.  Large frames are decoded a few thousand statements at a time."""
+        otherwise.  Frames are decoded about a thousand statements at a time: a large one
+        in pieces, small ones together."""
         if self._output in ("columns", "arrow", "text"):
             raise ValueError(f"a reader with output={self._output!r} is read frame by frame "
                              f"(frames())")
