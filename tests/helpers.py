@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import io
 import os
 import subprocess
 import sys
@@ -205,3 +206,19 @@ def term_struct(term):
                 term.language)
     return ("triple", str(term), None, None)
 
+
+class Pieces(io.RawIOBase):
+    """A pipe-like stream: at most ``piece`` bytes per read, never sought; ``pos`` is how far
+    it was read."""
+
+    def __init__(self, data: bytes, piece: int = 16):
+        self.data, self.pos, self.piece = data, 0, piece
+
+    def readable(self):
+        return True
+
+    def readinto(self, b):
+        n = min(len(b), self.piece, len(self.data) - self.pos)
+        b[:n] = self.data[self.pos:self.pos + n]
+        self.pos += n
+        return n

@@ -12,6 +12,7 @@ import pickle
 
 import pytest
 
+import helpers
 import jelly
 from jelly import DEFAULT_GRAPH, BlankNode, IRI, Literal, Triple
 
@@ -543,22 +544,6 @@ def test_frames_in_the_middle_of_a_frames_statements_are_refused():
         assert r.namespaces == {"ex": IRI("http://ex/")}
 
 
-class _Pieces(io.RawIOBase):
-    """A pipe-like stream: at most ``piece`` bytes per read, never sought."""
-
-    def __init__(self, data: bytes, piece: int):
-        self.data, self.pos, self.piece = data, 0, piece
-
-    def readable(self):
-        return True
-
-    def readinto(self, b):
-        n = min(len(b), self.piece, len(self.data) - self.pos)
-        b[:n] = self.data[self.pos:self.pos + n]
-        self.pos += n
-        return n
-
-
 def _frame_ends(data: bytes) -> list[int]:
     """Where each frame of a delimited stream ends, read from the length prefixes."""
     ends, pos = [], 0
@@ -612,7 +597,7 @@ def test_many_small_frames_read_by_statements_as_by_frames(tmp_path, source):
     path = tmp_path / "small.jelly"
     path.write_bytes(data)
     make = {"bytes": lambda: data, "file": lambda: str(path),
-            "pipe": lambda: io.BufferedReader(_Pieces(data, 1000))}[source]
+            "pipe": lambda: io.BufferedReader(helpers.Pieces(data, 1000))}[source]
     assert list(jelly.parse(make())) == sts
     with jelly.Reader(make()) as r:
         it = iter(r)
@@ -638,7 +623,7 @@ def test_an_error_after_small_frames_comes_after_all_their_statements(source):
         cuts = [data[:ends[k] - 1]] if frames[k] else []        # frame k cut short
         for bad in [data[:ends[k - 1]] + varint(len(broken)) + broken + data[ends[k - 1]:],
                     data[:ends[k - 1]] + b"\xff" * 11 + data[ends[k - 1]:]] + cuts:
-            make = {"bytes": lambda: bad, "pipe": lambda: io.BufferedReader(_Pieces(bad, 1 << 16))}
+            make = {"bytes": lambda: bad, "pipe": lambda: io.BufferedReader(helpers.Pieces(bad, 1 << 16))}
             with jelly.Reader(make[source]()) as r:
                 seen = []
                 with pytest.raises(jelly.JellyError):

@@ -663,25 +663,9 @@ def test_grouped_write_holds_one_frame():
     assert sizes == sorted(sizes) and len(set(sizes[1:])) == 4
 
 
-class Trickle(io.RawIOBase):
-    """A stream that hands out data in small pieces and records how far it was read."""
-
-    def __init__(self, data: bytes, piece: int = 16):
-        self.data, self.pos, self.piece = data, 0, piece
-
-    def readable(self):
-        return True
-
-    def readinto(self, b):
-        n = min(len(b), self.piece, len(self.data) - self.pos)
-        b[:n] = self.data[self.pos:self.pos + n]
-        self.pos += n
-        return n
-
-
 def test_grouped_read_is_incremental():
     data = serialize_grouped(messages(200))
-    stream = Trickle(data)
+    stream = helpers.Pieces(data)
     it = parse_grouped(stream)
     first = next(it)
     assert len(first) == 2 and stream.pos < len(data) // 2
@@ -693,7 +677,7 @@ def test_flat_statements_incremental():
     for i in range(3000):
         g.add((EX[f"s{i}"], EX.p, Literal(i)))
     data = serialize(g, rows_per_frame=100)
-    stream = Trickle(data, piece=64)
+    stream = helpers.Pieces(data, piece=64)
     it = parse_statements(stream)
     s, p, o = next(it)
     assert isinstance(s, URIRef) and isinstance(o, Literal)
