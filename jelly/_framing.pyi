@@ -9,6 +9,8 @@ decoded in place.  Declared lengths are checked against the frame size limit bef
 is buffered.
 """
 
+from typing import Callable
+
 from typing_extensions import Buffer, TypeAlias
 
 _Bytes: TypeAlias = "bytes | bytearray | memoryview"
@@ -39,6 +41,17 @@ class FrameSplitter:
     @property
     def buffered(self) -> int:
         """Bytes fed but not yet returned in a frame."""
+    @property
+    def wanted(self) -> int:
+        """Bytes that the frame begun in what was fed still lacks, once its length prefix is
+        there (else 0): a reader of a file may read them straight into place
+        (:meth:`read_into`)."""
+    def read_into(self, readinto: Callable[[memoryview], int | None], n: int
+                  ) -> tuple[int, list[tuple[int, bytes | memoryview]]]:
+        """Read at most ``n`` (at most :attr:`wanted`) bytes of the stream with
+        ``readinto`` (a file's method) into the buffer of the frame begun, without the copies
+        of feed(); returns ``(bytes read, the frames completed)``: 0 at the end of the
+        stream, then :meth:`finish` says what is missing."""
     def feed(self, data: _Bytes) -> list[tuple[int, bytes | memoryview]]:
         """Add the next bytes of the stream; returns the frames they complete.  Frames
         before an error in the same bytes are returned first: the next call raises it."""

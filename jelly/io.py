@@ -649,6 +649,18 @@ def not_jelly(head: bytes, error: JellyError, kind: str = "Jelly") -> JellyError
     return JellyDecodeError(f"not a {kind} file (it looks like {what})")
 
 
+def _file_readinto(source: object) -> Callable[[memoryview], int | None] | None:
+    """``readinto`` of a buffered regular file (which never waits for data), else None."""
+    if not isinstance(source, io.BufferedReader):
+        return None
+    try:
+        if stat.S_ISREG(os.fstat(source.fileno()).st_mode):
+            return source.readinto
+    except (OSError, ValueError, io.UnsupportedOperation):
+        pass
+    return None
+
+
 class FrameReader:
     """The frames of a Jelly (or Jelly-Patch) stream, one at a time: iterating gives
     ``(offset, frame)`` where ``offset`` is where the frame's bytes start in the stream (after
@@ -704,7 +716,22 @@ class FrameReader:
             return
         splitter = FrameSplitter(max_frame_size=self._limits.max_frame_size,
                                  delimited=self.delimited)
+        readinto = _file_readinto(source)
         while True:
+            want = splitter.wanted
+            if readinto is not None and want > CHUNK_SIZE:
+                # A large frame of a file: read straight into its buffer (not 64 KiB at a
+                # time, copied twice), at most as much again as it holds: the buffer follows
+                # the bytes there are, not the length the prefix declares.
+                try:
+                    got, frames = splitter.read_into(
+                        readinto, min(want, max(CHUNK_SIZE, splitter.buffered)))
+                except READ_ERRORS as exc:
+                    raise JellyDecodeError(f"cannot read the input: {exc}",
+                                           offset=splitter.position + splitter.buffered) from None
+                if got:
+                    yield frames
+                    continue
             try:
                 data = read_some(source, CHUNK_SIZE)
             except READ_ERRORS as exc:

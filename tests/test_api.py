@@ -610,6 +610,35 @@ def test_many_small_frames_read_by_statements_as_by_frames(tmp_path, source):
         assert r.frame_count == len(frames)
 
 
+def test_large_frames_of_a_file_read_as_of_bytes(tmp_path):
+    """Frames of megabytes are read from a file straight into their buffer, in reads that
+    grow: the statements and frames are those of the same bytes in memory, and a file cut
+    inside such a frame, or with one broken, fails as the bytes do, after the frames
+    before it."""
+    sts = [(IRI(f"http://s/{i}"), IRI("http://p"), Literal(f"{i} " + "lorem ipsum " * (500 + i % 7)))
+           for i in range(1200)]
+    data = jelly.serialize(sts, rows_per_frame=300)
+    ends = _frame_ends(data)
+    assert len(ends) > 3 and min(b - a for a, b in zip([0] + ends, ends[:3])) > 1 << 19
+    before = sum(len(f) for f in list(jelly.parse_frames(data))[:2])
+    path = tmp_path / "large.jelly"
+    path.write_bytes(data)
+    assert list(jelly.parse(str(path))) == sts
+    assert [len(f) for f in jelly.parse_frames(str(path))] == \
+        [len(f) for f in jelly.parse_frames(data)]
+    for bad in (data[:ends[1] + 70000], data[:ends[2] - 1],
+                data[:ends[1] + 5000] + b"\xff" * 20 + data[ends[1] + 5020:]):
+        path.write_bytes(bad)
+        got = []
+        with pytest.raises(jelly.JellyError) as from_file:
+            for st in jelly.parse(str(path)):
+                got.append(st)
+        with pytest.raises(jelly.JellyError) as from_bytes:
+            list(jelly.parse(bad))
+        assert str(from_file.value) == str(from_bytes.value)
+        assert got == sts[:before]          # the two frames before the damaged one
+
+
 @pytest.mark.parametrize("source", ["bytes", "pipe"])
 def test_an_error_after_small_frames_comes_after_all_their_statements(source):
     """Frames decoded together in one call: an error in one of them (a broken row, a broken

@@ -360,12 +360,16 @@ def test_transcoder_tables_follow_use_not_declared_size():
     assert peak < 2_000_000, peak
 
 
-def test_raised_frame_limit_reads_what_is_there():
+def test_raised_frame_limit_reads_what_is_there(tmp_path):
     """A frame declaring 2**40 bytes with max_frame_size raised: a truncation error, no
-    allocation of the declared length (before: a raw MemoryError from read())."""
+    allocation of the declared length (before: a raw MemoryError from read()); also from a
+    file, whose large frames are read straight into their buffer (bounded by what is read,
+    a megabyte of it here)."""
     limits = jelly.ReaderLimits(max_frame_size=2**62)
     data = bytes.fromhex("8080808080200a020a00")
-    for source in (data, io.BytesIO(data), NoDataYet(data)):
+    path = tmp_path / "declared.jelly"
+    path.write_bytes(data + b"\x00" * (1 << 20))
+    for source in (data, io.BytesIO(data), NoDataYet(data), str(path)):
         with pytest.raises(jelly.JellyTruncatedError):
             list(jelly.parse(source, limits=limits))
 
