@@ -140,7 +140,7 @@ cdef class FrameSplitter:
             PyByteArray_Resize(self.buf, old + got)
         if got == need:                             # the frame is complete
             p = <const unsigned char*>(<char*>self.buf) + self.start
-            q = read_varint(p, p + 10, &size)
+            q = read_varint(p, p + (len(self.buf) - self.start), &size)
             out.append((self.position + (q - p), memoryview(self.buf)[self.start + (q - p):]))
             self.frames += 1
             self._drop()
