@@ -70,7 +70,7 @@ cdef class TermEncoder:
     cdef int entry_row(self, unsigned char row_tag, EncodeTable table, uint32_t slot,
                        str value) except -1
     cdef Planned* push(self) except NULL
-    cdef IriSplit split(self, IRI iri)
+    cdef IriSplit split(self, IRI iri, dict splits)
     cdef int keep_split(self, dict splits, str value, IriSplit sp) except -1
     cdef int judge_splits(self) except -1
     cdef int resolve_iri(self, IRI iri, Planned* pl) except -1

@@ -166,7 +166,7 @@ cdef class TermEncoder:
         self.plan_len += 1
         return &self.plan[self.plan_len - 1]
 
-    cdef IriSplit split(self, IRI iri):
+    cdef IriSplit split(self, IRI iri, dict splits):
         cdef IriSplit sp
         cdef object cached
         cdef str v, last
@@ -179,15 +179,18 @@ cdef class TermEncoder:
         # (serializing such terms took 2.7x the time of shared ones).  Where terms are shared,
         # every object met for the first time is a new IRI and the lookup only costs (up to
         # 43% of serializing quads, see docs/performance.md): the first _SPLITS_TRIAL lookups
-        # judge whether it pays.
+        # judge whether it pays.  ``splits`` is the dict to look in and keep the split in
+        # (None: neither): ``self.splits`` while that pays, ``dt_splits`` for datatypes.
         if iri._enc_id == self.encoder_id:
             return <IriSplit>iri._enc
         v = iri.value
-        if self.use_splits:
-            self.split_lookups += 1
-            cached = self.splits.get(v)
+        if splits is not None:
+            if splits is self.splits:
+                self.split_lookups += 1
+            cached = splits.get(v)
             if cached is not None:
-                self.split_hits += 1
+                if splits is self.splits:
+                    self.split_hits += 1
                 iri._enc = cached
                 iri._enc_id = self.encoder_id
                 return <IriSplit>cached
@@ -208,9 +211,9 @@ cdef class TermEncoder:
                 sp.prefix = v[:cut]
                 self.last_prefix = sp.prefix
             sp.name = v[cut:]
-        if self.use_splits:
-            self.keep_split(self.splits, v, sp)
-            if self.split_lookups == _SPLITS_TRIAL:
+        if splits is not None:
+            self.keep_split(splits, v, sp)
+            if splits is self.splits and self.split_lookups == _SPLITS_TRIAL:
                 self.judge_splits()
         iri._enc = sp
         iri._enc_id = self.encoder_id
@@ -223,7 +226,7 @@ cdef class TermEncoder:
             sp.prefix = ""
             sp.name = iri.value
         else:
-            sp = self.split(iri)
+            sp = self.split(iri, self.splits if self.use_splits else None)
         return self.resolve_split(sp, pl)
 
     cdef int keep_split(self, dict splits, str value, IriSplit sp) except -1:
@@ -281,8 +284,6 @@ cdef class TermEncoder:
         cdef uint32_t dt
         cdef str dts
         cdef IriSplit sp
-        cdef IRI dto
-        cdef object cached
         if t is IRI:
             pl = self.push()
             self.resolve_iri(<IRI>term, pl)
@@ -305,15 +306,9 @@ cdef class TermEncoder:
                 if self.n_datatypes == 0:
                     raise JellyEncodeError(
                         f"typed literal {lit!r} needs the datatype table, whose size is 0")
-                dto = <IRI>lit.datatype
-                if dto._enc_id != self.encoder_id:     # a datatype in a new object, as
-                    cached = self.dt_splits.get(dto.value)  # Literal(x, datatype=str) gives
-                    if cached is None:      # datatypes are few, and met again and again
-                        self.keep_split(self.dt_splits, dto.value, self.split(dto))
-                    else:
-                        dto._enc = cached
-                        dto._enc_id = self.encoder_id
-                sp = <IriSplit>dto._enc
+                # Datatypes are few and met again and again, each in a new object where
+                # Literal(x, datatype=str) makes one: always looked up by their string.
+                sp = self.split(<IRI>lit.datatype, self.dt_splits)
                 if sp.dt_slot and self.datatypes.gen[sp.dt_slot] == sp.dt_gen:
                     dt = sp.dt_slot
                     et_touch(self.datatypes, dt, self.epoch)
