@@ -449,7 +449,7 @@ cdef class Decoder(TermDecoder):
         the next call raises), as when reading frame by frame; where the sink cannot cut its
         output (``StatementSink.mark``), a call decodes one frame that has statements."""
         cdef Py_ssize_t n = len(frames), begun = at, at0 = at, first = self.frame_index
-        cdef Py_ssize_t completed = 0, cut = 0  # frames done in this call; the sink's mark after them
+        cdef Py_ssize_t cut = -1            # the sink's mark after the frames done (-1: none)
         cdef Py_ssize_t named = 0
         cdef Py_ssize_t rows[16]
         cdef bint whole = namespaces is None
@@ -491,12 +491,11 @@ cdef class Decoder(TermDecoder):
                     else:
                         for name, iri in self.out_namespaces:
                             namespaces[name] = iri
-                    completed += 1
                     cut = self.sink.mark()
                 if self.sink.pending >= max_statements:
                     break
         except JellyError:
-            if not several or completed == 0 or (cut == 0 and not whole):
+            if cut < 0 or (cut == 0 and not whole):    # nothing to give first (or cannot cut)
                 raise
             # The output of the frames before the failing one; the next call raises the error.
             out = self.sink.take_to(cut, self.physical_type != PT_TRIPLES)
