@@ -718,8 +718,7 @@ class FrameReader:
                                  delimited=self.delimited)
         readinto = _file_readinto(source)
         while True:
-            want = splitter.wanted
-            if readinto is not None and want > CHUNK_SIZE:
+            if readinto is not None and (want := splitter.wanted) > CHUNK_SIZE:
                 # A large frame of a file: read straight into its buffer (not 64 KiB at a
                 # time, copied twice), at most as much again as it holds: the buffer follows
                 # the bytes there are, not the length the prefix declares.
