@@ -766,6 +766,11 @@ cdef class ArrowColumn:
         this one holds."""
         raise NotImplementedError
 
+    cdef int truncate(self, Py_ssize_t rows) except -1:
+        """Keep the first ``rows`` terms (not yet lent): the output of the frames before one
+        that failed (``StatementSink.take_to``)."""
+        raise NotImplementedError
+
 
 @cython.final
 cdef class StringColumn(ArrowColumn):
@@ -800,6 +805,21 @@ cdef class StringColumn(ArrowColumn):
 
     cdef ArrowColumn sized_like(self, Py_ssize_t rows):
         return StringColumn(rows, self.data.len)
+
+    cdef int truncate(self, Py_ssize_t rows) except -1:
+        cdef Py_ssize_t i
+        if rows >= self.n:
+            return 0
+        self.n = rows
+        self.offsets.len = 4 * (rows + 1)
+        self.data.len = (<int32_t*>self.offsets.data)[rows]
+        if self.valid.data != NULL:
+            self.valid.len = (rows + 7) >> 3
+            self.null_count = 0
+            for i in range(rows):
+                if not (self.valid.data[i >> 3] >> (i & 7)) & 1:
+                    self.null_count += 1
+        return 0
 
     @property
     def nbytes(self):
@@ -956,6 +976,18 @@ cdef class ArrowSink(StatementSink):
         self.pending = 0
         return out
 
+    cdef Py_ssize_t mark(self):
+        return self.pending
+
+    cdef object take_to(self, Py_ssize_t mark, bint quads):
+        # A statement that failed halfway left terms in some of the columns only.
+        self.s.truncate(mark)
+        self.p.truncate(mark)
+        self.o.truncate(mark)
+        self.g.truncate(mark)
+        self.pending = mark
+        return self.take(quads)
+
 
 cdef str _KIND_IRI = "iri"
 cdef str _KIND_BNODE = "bnode"
@@ -987,6 +1019,13 @@ cdef class TermColumns(ArrowColumn):
 
     cdef ArrowColumn sized_like(self, Py_ssize_t rows):
         return TermColumns(rows, self)
+
+    cdef int truncate(self, Py_ssize_t rows) except -1:
+        self.kind.truncate(rows)
+        self.value.truncate(rows)
+        self.datatype.truncate(rows)
+        self.language.truncate(rows)
+        return 0
 
     @property
     def fields(self):

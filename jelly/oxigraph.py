@@ -766,11 +766,12 @@ class _Aborted(Exception):
 # --------------------------------------------------------------------- pyoxigraph.Store
 
 class _NQuadsOf(io.RawIOBase):
-    """The statements of a Jelly stream as N-Quads bytes, decoded a frame at a time as the
-    reader asks for them (RDF 1.2 triple terms ``<<( s p o )>>`` for quoted triples)."""
+    """The statements of a Jelly stream as N-Quads bytes, decoded as the reader asks for them
+    (RDF 1.2 triple terms ``<<( s p o )>>`` for quoted triples), small frames in a row together
+    (``Reader._runs``)."""
 
     def __init__(self, reader: Any) -> None:
-        self._frames = reader.frames()
+        self._frames = reader._runs()
         self._buf = memoryview(b"")     # a view: handing out a piece copies it once, not twice
         self._at = 0
 

@@ -7,6 +7,7 @@ validity bitmaps and their joins are all checked against Arrow's own constructio
 
 from __future__ import annotations
 
+import io
 import pyarrow as pa
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -150,3 +151,53 @@ def test_lent_columns_do_not_grow_and_arrow_needs_nt_or_jelly_terms():
         jelly.Decoder(terms=Terms(), output="arrow")
     with pytest.raises(ValueError, match="frame by frame"):
         list(jelly.Reader(jelly.serialize([]), terms="nt", output="arrow"))
+
+
+def _messages(k: int) -> tuple[bytes, list]:
+    """Quads, one a frame (every third in the default graph, literals plain, typed or with a
+    language), except frame ``k``, which holds three, its last one broken (invalid UTF-8 in
+    its literal): (bytes, the statements of the frames before ``k``)."""
+    I, L = jelly.IRI, jelly.Literal
+    sts = [(I(f"http://ex/s{i % 11}"), I("http://ex/p"),
+            L(str(i), language="en") if i % 4 == 0 else
+            L(str(i), datatype=I("http://www.w3.org/2001/XMLSchema#int")) if i % 4 == 1 else
+            L(f"v{i}"), jelly.DEFAULT_GRAPH if i % 3 == 0 else I(f"http://ex/g{i % 5}"))
+           for i in range(k + 2)] + [(I("http://ex/s"), I("http://ex/p"), L("ZZZZ"),
+                                      jelly.DEFAULT_GRAPH)]
+    out = io.BytesIO()
+    with jelly.Writer(out, physical_type="quads", rows_per_frame=10 ** 6) as w:
+        for i, st in enumerate(sts):
+            w.write(st)
+            if i < k:
+                w.flush_frame()
+    data = out.getvalue()
+    assert data.count(b"ZZZZ") == 1
+    return data.replace(b"ZZZZ", b"\xff" * 4), sts[:k]
+
+
+@pytest.mark.parametrize("terms", ["nt", "native"])
+@pytest.mark.parametrize("k", [1, 2, 9, 300])
+def test_runs_of_small_frames_end_at_the_frame_before_an_error(terms, k):
+    """Frames decoded together into Arrow columns (``Reader._runs``, what the Spark data
+    source reads): an error inside a frame comes after exactly the rows of the frames before
+    it: the columns are cut back at the frame boundary, the rows the broken frame gave
+    before its error taken out, nulls counted again."""
+    data, before = _messages(k)
+    got = []
+    reader = jelly.Reader(data, terms=terms, output="arrow")
+    with pytest.raises(jelly.JellyError, match="UTF-8"):
+        for frame in reader._runs():
+            got.append(frame.statements)
+    with pytest.raises(jelly.JellyError, match="UTF-8"):
+        next(reader._runs())
+    assert len(got) < k or k == 1           # frames were decoded together
+    want = [[st[i] for st in before] for i in range(4)]
+    for i in range(4):
+        if terms == "nt":
+            joined = arrow_of(StringColumn.concat([g[i] for g in got]))
+            assert joined.equals(pa.array([None if t == jelly.DEFAULT_GRAPH else str(t)
+                                           for t in want[i]], type=pa.string()))
+            assert joined.null_count == sum(t == jelly.DEFAULT_GRAPH for t in want[i])
+        else:
+            assert struct_arrays(TermColumns.concat([g[i] for g in got])) == \
+                want_structs(want[i])

@@ -702,6 +702,32 @@ def test_flat_stream_shares_blank_nodes_across_frames():
     assert len({st[0] for st in parse_statements(data)}) == 1
 
 
+def test_one_statement_frames_fill_a_graph_up_to_a_broken_frame():
+    """A flat stream of RDF messages is read in runs of frames: every namespace declared
+    along the way is bound, the frame count is the stream's, and a broken frame leaves the
+    graph holding exactly the statements of the frames before it."""
+    sts = [(IRI(f"http://ex/s{i % 7}"), IRI("http://ex/p"), JLiteral(f"v{i}")) for i in range(900)]
+    out = io.BytesIO()
+    with jelly.Writer(out, rows_per_frame=1) as w:
+        for i, st in enumerate(sts):
+            if i % 100 == 0:
+                w.declare_namespace(f"n{i}", f"http://ns/{i}/")
+            w.write(st)
+    data = out.getvalue()
+    frames = list(jelly.parse_frames(data))
+    assert len(frames) == len(sts)
+    g, count = rstreams._parse_graph(data)
+    assert count == len(frames) and len(g) == len(sts)
+    bound = dict(g.namespaces())
+    assert all(bound[f"n{i}"] == URIRef(f"http://ns/{i}/") for i in range(0, 900, 100))
+    want = {(URIRef(s.value), URIRef(p.value), Literal(o.lex)) for s, p, o in sts[:612]}
+    at = data.index(b"v612")
+    g = Graph()
+    with pytest.raises(jelly.JellyError):
+        jelly.rdflib.load(g, data[:at] + b"\xff" + data[at + 1:])
+    assert set(g) == want
+
+
 def test_grouped_stream_blank_nodes_and_repeated_terms_across_frames():
     """A repeated term may refer to the previous frame: in a grouped stream it stands for the
     node of that label in *this* frame."""

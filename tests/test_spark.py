@@ -360,6 +360,22 @@ def test_read_many_batches_counts_all_columns(spark, tmp_path):
     assert row["named"] == sum(r[3] is not None for r in rows)
 
 
+def test_read_one_statement_frames(spark, tmp_path):
+    """A file of RDF messages, a statement a frame: its frames are decoded together into
+    the columns of a batch (runs), rows as the core reader gives them, in order; one row
+    per frame with ``rows=frames``."""
+    sts = make_statements("quads", n=2500, seed=5)
+    path = write_core(tmp_path / "messages.jelly", sts, "quads", rows_per_frame=1)
+    assert len(list(jelly.parse_frames(path))) == 2500
+    df = spark.read.format("jelly").option("batchSize", 1000).load(path)
+    assert [spo(r) for r in df.collect()] == core_rows(path)
+    df = spark.read.format("jelly").option("terms", "struct").load(path)
+    assert [struct_row(r) for r in df.collect()] == \
+        [tuple(term_struct(t) for t in st) for st in native_rows(path)]
+    frames = spark.read.format("jelly").option("rows", "frames").load(path)
+    assert frames.count() == len(list(jelly.parse_frames(path)))
+
+
 def test_read_errors_name_the_file(spark, tmp_path):
     good = jelly.serialize(make_statements("triples", n=50), rdf_star=True)
     bad = tmp_path / "broken.jelly"

@@ -46,10 +46,11 @@ class _Scoped:
         self.per_frame = per_frame
 
     def __iter__(self):
-        frames = self.reader.frames()
         if not self.per_frame:
-            yield from frames
+            # Frame boundaries do not matter: small frames in a row are decoded together.
+            yield from self.reader._runs()
             return
+        frames = self.reader.frames()
         factory = self.factory
         raw_last = None       # last statement of the previous non-empty frame, as decoded
         raw_labels = {}       # position -> label of the blank nodes in raw_last
