@@ -16,8 +16,16 @@ the tools of a row one after the other in each round, medians over ``--repeat`` 
 * ``pyjelly``: the same with pyjelly's ``parse_jelly_flat`` (its generic terms);
 * ``to-nt``: wall time of the command ``jelly convert PATH OUT.nt --jobs 1``, start-up included.
 
-With ``--baseline DIR`` (a checkout with its extensions built) ``parse`` and ``to-nt`` are
-also timed with jelly imported from DIR, in the same rounds: before and after a change.
+The adapters, with ``--tools rdflib,oxigraph,spark`` (CPU time as for ``parse``):
+
+* ``rdflib``: iterating ``jelly.rdflib.parse_statements(path)`` (rdflib terms, no graph: an
+  rdflib graph's store takes ten times as long as the reading);
+* ``oxigraph``: ``jelly.oxigraph.load(path)`` into a new in-memory ``pyoxigraph.Store``;
+* ``spark``: the record batches the Spark data source's Python side makes of the file
+  (``jelly.spark.datasource.read_file``, N-Triples columns), without a Spark session.
+
+With ``--baseline DIR`` (a checkout with its extensions built) every tool but pyjelly is also
+timed with jelly imported from DIR, in the same rounds: before and after a change.
 """
 
 from __future__ import annotations
@@ -34,6 +42,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SHAPES = ("rows1", "rows4", "rows1024", "long-literals")
+TOOLS = ("parse", "pyjelly", "to-nt", "rdflib", "oxigraph", "spark")
 
 
 def _prepare(work: str) -> dict[str, str]:
@@ -72,6 +81,21 @@ def _worker(tool: str, path: str) -> None:
         t0 = time.process_time()
         with open(path, "rb") as f:
             n = sum(1 for _ in parse_jelly_flat(f))
+    elif tool == "rdflib":
+        from jelly.rdflib.streams import parse_statements
+        t0 = time.process_time()
+        n = sum(1 for _ in parse_statements(path))
+    elif tool == "oxigraph":
+        import jelly.oxigraph
+        t0 = time.process_time()
+        n = len(jelly.oxigraph.load(path))
+    elif tool == "spark":
+        from pyspark.sql.pandas.types import to_arrow_schema
+        from jelly.spark import _options, datasource
+        schema = to_arrow_schema(datasource.read_schema({}))
+        options = _options.ReadOptions({})
+        t0 = time.process_time()
+        n = sum(b.num_rows for b in datasource.read_file(path, options, schema))
     else:
         import jelly
         t0 = time.process_time()
@@ -105,16 +129,21 @@ def main() -> None:
     p.add_argument("--worker", nargs=2, metavar=("TOOL", "PATH"), help=argparse.SUPPRESS)
     p.add_argument("--repeat", type=int, default=5)
     p.add_argument("--baseline", metavar="DIR", help="also time jelly imported from DIR")
+    p.add_argument("--tools", default="parse,pyjelly,to-nt",
+                   help=f"comma-separated, of {', '.join(TOOLS)} (default: %(default)s)")
     p.add_argument("--work", default=os.path.join(HERE, ".work", "frame-shapes"))
     p.add_argument("--out", help="write the results as JSON here")
     args = p.parse_args()
     if args.worker:
         _worker(*args.worker)
         return
+    tools = args.tools.split(",")
+    if set(tools) - set(TOOLS):
+        p.error(f"unknown tools: {', '.join(sorted(set(tools) - set(TOOLS)))}")
     files = _prepare(args.work)
-    runs: list[tuple[str, str | None]] = [("parse", None), ("pyjelly", None), ("to-nt", None)]
+    runs: list[tuple[str, str | None]] = [(tool, None) for tool in tools]
     if args.baseline:
-        runs += [("parse", args.baseline), ("to-nt", args.baseline)]
+        runs += [(tool, args.baseline) for tool in tools if tool != "pyjelly"]
     results: dict[str, dict[str, float]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for shape in SHAPES:
@@ -125,16 +154,18 @@ def main() -> None:
                     if kind == "to-nt":
                         t = _to_nt(files[shape], where, os.path.join(tmp, "out.nt"))
                     else:
-                        t = _parse(kind if kind == "pyjelly" else "jelly", files[shape], where)
+                        t = _parse("jelly" if kind == "parse" else kind, files[shape], where)
                     times.setdefault(key, []).append(t)
             results[shape] = {k: statistics.median(v) for k, v in times.items()}
             row = results[shape]
-            print(shape, json.dumps({k: round(v, 4) for k, v in row.items()}),
-                  f"pyjelly/parse {row['pyjelly'] / row['parse']:.1f}x", flush=True)
+            ratio = (f"pyjelly/parse {row['pyjelly'] / row['parse']:.1f}x"
+                     if "pyjelly" in row and "parse" in row else "")
+            print(shape, json.dumps({k: round(v, 4) for k, v in row.items()}), ratio, flush=True)
     if args.out:
         with open(args.out, "w") as f:
             json.dump({"when": time.strftime("%Y-%m-%d %H:%M"), "repeat": args.repeat,
-                       "baseline": args.baseline, "results": results}, f, indent=1)
+                       "tools": tools, "baseline": args.baseline, "results": results}, f,
+                      indent=1)
 
 
 if __name__ == "__main__":
