@@ -56,6 +56,9 @@ cdef struct CacheKey:
     int kind
 
 
+cdef str bad_direction(str language)
+
+
 cdef class JenaDecoder(WireReader):
     cdef TermFactory terms
     cdef StatementSink sink
@@ -91,6 +94,7 @@ cdef class JenaDecoder(WireReader):
     cdef CacheKey ckeys[CACHE_SLOTS]
 
     cdef int short(self, const unsigned char* at) except -1
+    cdef int whole_row(self, const unsigned char* start, const unsigned char* end) except -1
     cdef void forget_rows(self) noexcept
     cdef const unsigned char* next_row(self, const unsigned char* p,
                                        const unsigned char* end) except NULL
@@ -153,3 +157,4 @@ cdef class JenaEncoder:
     cdef int vars_row(self, list names) except -1
     cdef int data_row(self, list values) except -1
     cdef int add_one(self, object st) except -1
+    cdef int statement_row(self, object st) except -1

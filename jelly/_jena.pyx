@@ -99,6 +99,19 @@ cdef inline uint64_t _hash(const unsigned char* p, Py_ssize_t n, uint64_t h) noe
     return h ^ (h >> 29)
 
 
+cdef str bad_direction(str language):
+    """What is wrong with ``language``, a language tag with a base direction ("en--ltr"), or
+    None: the direction is ``ltr`` or ``rtl`` (as RDF 1.2 and Jena's ``TextDirection`` say),
+    after a tag."""
+    cdef Py_ssize_t at = language.rfind("--")
+    cdef str direction = language[at + 2:]
+    if direction != "ltr" and direction != "rtl":
+        return f"invalid base direction {direction!r} in {language!r} (it is 'ltr' or 'rtl')"
+    if at == 0 or "--" in language[:at]:
+        return f"invalid base direction in {language!r}: it follows a language tag"
+    return None
+
+
 cdef class JenaDecoder(WireReader):
     """Reading state of one RDF Binary stream (see the module docstring)."""
 
@@ -152,6 +165,16 @@ cdef class JenaDecoder(WireReader):
             self.fail(self.row_start, f"row larger than the limit of {self.max_row} bytes "
                                       f"(ReaderLimits.max_frame_size)", JellyLimitError)
         raise _Truncated()
+
+    cdef int whole_row(self, const unsigned char* start, const unsigned char* end) except -1:
+        """A row read whole (RDF Thrift has no length prefix) is within the limit: checked
+        before it changes the stream, so the limit does not depend on how the input was cut
+        into pieces."""
+        if end - start > self.max_row:
+            self.fail(start, f"row of {end - start} bytes is larger than the limit of "
+                             f"{self.max_row} bytes (ReaderLimits.max_frame_size)",
+                      JellyLimitError)
+        return 0
 
     cdef object locate(self, object exc):
         if isinstance(exc, JellyError):
@@ -213,7 +236,12 @@ cdef class JenaDecoder(WireReader):
         except _Truncated:
             self.need_more = True
         except Exception as exc:
-            raise self.locate(exc)
+            exc = self.locate(exc)
+            if not self.sink.pending and not self.rows_out:
+                raise exc
+            # The rows before it are given first (as the Jelly reader gives the frames before
+            # a broken one): this call ends at the broken row, and the next raises.
+            p = self.row_start
         finally:
             self.consumed = offset + (p - self.base)
             if gc_was_enabled:
@@ -573,6 +601,10 @@ cdef class JenaEncoder:
             if lit.language is not None:
                 t.lang = True
                 t.langdir = "--" in <str>lit.language      # a base direction (RDF 1.2)
+                if t.langdir:
+                    why = bad_direction(<str>lit.language)
+                    if why is not None:
+                        raise JellyEncodeError(why)
                 return utf8_of(<str>lit.language, &t.s2, &t.n2)
             if lit.datatype is None:
                 return 0
@@ -644,6 +676,16 @@ cdef class JenaEncoder:
         raise NotImplementedError
 
     cdef int add_one(self, object st) except -1:
+        # A refused statement leaves nothing of its row behind (the stream stays readable for
+        # a program that catches the error and writes on).
+        cdef Py_ssize_t start = self.buf.len
+        try:
+            return self.statement_row(st)
+        except BaseException:
+            self.buf.len = start
+            raise
+
+    cdef int statement_row(self, object st) except -1:
         cdef Py_ssize_t n, i
         cdef object g
         if type(st) is not tuple:
@@ -703,13 +745,24 @@ cdef class JenaEncoder:
     def declare_prefix(self, str prefix, iri):
         """Write a prefix declaration row; with ``prefix_names``, later IRIs in that namespace
         are written as prefixed names."""
+        cdef Py_ssize_t start = self.buf.len
         if self.nvars >= 0:
             raise JellyEncodeError("a result set stream has no prefix declarations")
-        value = iri if isinstance(iri, str) else getattr(iri, "value", None)
-        if not isinstance(value, str):
-            value = str(iri)
+        if isinstance(iri, str):            # also rdflib's URIRef
+            value = iri
+        elif type(iri) is IRI:
+            value = (<IRI>iri).value
+        else:
+            native = self.term_adapter(iri) if self.term_adapter is not None else None
+            if type(native) is not IRI:
+                raise JellyEncodeError(f"a namespace must be an IRI, not {iri!r}")
+            value = (<IRI>native).value
         self.keep.clear()
-        self.prefix_row(prefix, value)
+        try:
+            self.prefix_row(prefix, value)
+        except BaseException:
+            self.buf.len = start
+            raise
         self.rows += 1
         if self.prefix_names:
             for ns, p in list(self.namespaces.items()):
@@ -719,7 +772,12 @@ cdef class JenaEncoder:
 
     def write_base(self, str iri):
         """Write a base IRI row (RDF Protobuf only)."""
-        self.base_row(iri)
+        cdef Py_ssize_t start = self.buf.len
+        try:
+            self.base_row(iri)
+        except BaseException:
+            self.buf.len = start
+            raise
         self.rows += 1
 
     def write_variables(self, names):
@@ -729,14 +787,20 @@ cdef class JenaEncoder:
             raise JellyEncodeError("the result set header was already written")
         if self.rows:
             raise JellyEncodeError("the result set header must come first")
+        cdef Py_ssize_t start = self.buf.len
+        try:
+            self.vars_row(ns)
+        except BaseException:
+            self.buf.len = start
+            raise
         self.nvars = len(ns)
-        self.vars_row(ns)
         self.rows += 1
 
     def add_rows(self, iterator, Py_ssize_t max_bytes=-1):
         """Write result rows (sequences of terms, ``None`` for unbound) until ``iterator`` ends
         (returns True) or the output holds at least ``max_bytes`` (returns False)."""
         cdef list values
+        cdef Py_ssize_t start
         if self.nvars < 0:
             raise JellyEncodeError("write the result set header (write_variables) first")
         it = iter(iterator)
@@ -749,7 +813,12 @@ cdef class JenaEncoder:
                 raise JellyEncodeError(f"result row with {len(values)} values for "
                                        f"{self.nvars} variables")
             self.keep.clear()
-            self.data_row(values)
+            start = self.buf.len
+            try:
+                self.data_row(values)
+            except BaseException:
+                self.buf.len = start
+                raise
             self.rows += 1
         return False
 

@@ -21,7 +21,8 @@ from ._buffer cimport (Slot, F_UNKNOWN, F_VARINT, F_STRING, F_MSG, WriteBuffer, 
                        wb_byte, wb_varint, wb_open, wb_close, wb_string_field, utf8_of)
 from ._jena cimport (JenaDecoder, JenaEncoder, JTerm, MODE_RESULTS, T_IRI, T_BNODE, T_LITERAL,
                      T_PREFIXNAME, T_VARIABLE, T_ANY, T_UNDEFINED, T_REPEAT, T_TRIPLE,
-                     T_INTEGER, T_DOUBLE, T_DECIMAL, C_DATATYPE, C_DTPREFIX, C_LANG, R_BASE)
+                     T_INTEGER, T_DOUBLE, T_DECIMAL, C_DATATYPE, C_DTPREFIX, C_LANG, R_BASE,
+                     bad_direction)
 
 from ._jena import REPEAT, UNDEF
 from .errors import JellyLimitError
@@ -299,6 +300,10 @@ cdef class ProtoDecoder(JenaDecoder):
                 self.validate_run(&s, PM_LITERAL, s.p)
             if s.field == 2 or s.field == 5:    # langdir: tag and direction, "en--ltr"
                 lang = self.cached(C_LANG, s.p, s.end - s.p, NULL, 0, at)
+                if s.field == 5:
+                    why = bad_direction(lang)
+                    if why is not None:
+                        self.fail(at, why)
             else:
                 datatype = self.cached(C_DATATYPE, s.p, s.end - s.p, NULL, 0, at)
         # no member, or simple: a simple literal (Jena refuses no member; proto3 allows it)

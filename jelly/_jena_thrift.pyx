@@ -21,7 +21,8 @@ from ._wire cimport read_varint, zigzag, unzigzag
 from ._buffer cimport wb_ensure, wb_byte, wb_varint, WriteBuffer, utf8_of
 from ._jena cimport (JenaDecoder, JenaEncoder, JTerm, MODE_RESULTS, T_IRI, T_BNODE, T_LITERAL,
                      T_PREFIXNAME, T_VARIABLE, T_ANY, T_UNDEFINED, T_REPEAT, T_TRIPLE,
-                     T_INTEGER, T_DOUBLE, T_DECIMAL, C_DATATYPE, C_DTPREFIX, C_LANG)
+                     T_INTEGER, T_DOUBLE, T_DECIMAL, C_DATATYPE, C_DTPREFIX, C_LANG,
+                     bad_direction)
 
 from ._jena import REPEAT, UNDEF
 from .errors import JellyEncodeError, JellyLimitError
@@ -356,6 +357,9 @@ cdef class ThriftDecoder(JenaDecoder):
             if language is None:
                 self.fail(start, "RDF_Literal with a baseDirection and no langtag")
             language = f"{language}--{self.string(bdir, bdir + nbdir)}"
+            why = bad_direction(language)
+            if why is not None:
+                self.fail(start, why)
         return self.literal(self.string(lex, lex + nlex), language, datatype, start)
 
     cdef int spo(self, const unsigned char** pp, const unsigned char* end, int depth,
@@ -438,6 +442,7 @@ cdef class ThriftDecoder(JenaDecoder):
                     kind = -1          # a member this reader does not know: skipped
         if kind == 0:
             self.fail(start, "RDF_StreamRow without a member")
+        self.whole_row(start, p)
         # The row is complete: only now does it change the stream's state.
         if kind == 1:
             self.prefix_decl(self.string(s1, s1 + n1), self.string(s2, s2 + n2))
@@ -477,6 +482,7 @@ cdef class ThriftDecoder(JenaDecoder):
                         items.append(self.term(&p, end, 0))
             else:
                 p = self.tskip(p, end, ft, 1, False)
+        self.whole_row(start, p)
         if header:
             self.set_variables(items, start)
         else:

@@ -199,9 +199,14 @@ class Reader:
         index = 0
         more = True
         while more:
-            more = self._next(size)
-            while more and dec.pending < size:
+            try:
                 more = self._next(size)
+                while more and dec.pending < size:
+                    more = self._next(size)
+            except JellyError:
+                if not dec.pending:
+                    raise
+                more = True     # the statements before the error first; the next call raises
             namespaces = dec.take_namespaces()
             if dec.pending or namespaces or (index == 0 and not more):
                 named, count = dec.named_graph_statements, dec.pending

@@ -20,6 +20,7 @@ import jelly
 import jelly.convert
 import jelly.formats
 import jelly.jena as J
+import helpers
 from helpers import from_jelly, to_jelly
 from oracle import jena as oj
 from oracle.isomorphism import ordered_isomorphic
@@ -428,6 +429,134 @@ def test_limits(fmt):
         read(encode([("triple", S, P, ("T", ("T", S, P, S), P, S))]), fmt,
              limits=jelly.ReaderLimits(max_quoted_depth=1))
     assert len(read(data, fmt)) == 1
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_thrift_rows_are_bounded_whole_however_the_input_is_cut(fmt):
+    """A row of many strings, each under the limit, is over it as a whole: refused from bytes
+    and from a stream read in pieces of any size (RDF Thrift has no length prefix: the row
+    was only measured where a piece ended inside it), and one under the limit is read."""
+    encode = oj.th_encode if fmt == "thrift" else oj.pb_encode
+    big = [("triple", ("I", "http://s/" + "a" * 9000), ("I", "http://p/" + "b" * 9000),
+            ("T", ("I", "http://x/" + "c" * 9000), P, ("L", "d" * 9000, None, None)))]
+    data = encode([("triple", S, P, ("L", "x", None, None))] + big)
+    limits = jelly.ReaderLimits(max_frame_size=30000)
+    for source in (data, io.BufferedReader(helpers.Pieces(data, 7)),
+                   io.BufferedReader(helpers.Pieces(data, 100000))):
+        got = []
+        with pytest.raises(jelly.JellyLimitError, match="30000 bytes") as info:
+            for st in J.parse(source, format=fmt, limits=limits):
+                got.append(st)
+        assert len(got) == 1 and info.value.row == 1
+    assert len(read(data, fmt, limits=jelly.ReaderLimits(max_frame_size=40000))) == 2
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("source", ["bytes", "stream"])
+def test_an_error_comes_after_the_statements_of_the_rows_before_it(fmt, source):
+    """As the Jelly reader gives every frame before a broken one: a broken row's error comes
+    after every statement of the rows before it (they were dropped with the piece being
+    decoded), by statements and by frames; the reader stays failed."""
+    sts = [(jelly.IRI("http://s"), jelly.IRI("http://p"), jelly.Literal(str(i)))
+           for i in range(300)]
+    data = J.serialize(sts, format=fmt)
+    at = data.index(b"\x03250")         # the literal of row 250, in both encodings
+    bad = data[:at] + b"\xff" * 12 + data[at + 12:]
+    make = {"bytes": lambda: bad, "stream": lambda: io.BufferedReader(helpers.Pieces(bad, 1000))}
+    got = []
+    with pytest.raises(jelly.JellyDecodeError) as info:
+        for st in J.parse(make[source](), format=fmt):
+            got.append(st)
+    assert got == sts[:250] and info.value.row == 250
+    with J.Reader(make[source](), format=fmt) as r:
+        got = []
+        with pytest.raises(jelly.JellyDecodeError):
+            for frame in r.frames(size=64):
+                got += frame.statements
+        assert got == sts[:250]
+        with pytest.raises(jelly.JellyDecodeError):
+            list(r)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_refused_statement_leaves_nothing_of_its_row(fmt):
+    """A writer that refuses a statement, or a result row, halfway through its terms leaves
+    none of its bytes behind: a program that catches the error and writes on gets a stream
+    every reader reads (the independent one too), without the refused row."""
+    s, p = jelly.IRI("http://ex/s"), jelly.IRI("http://ex/p")
+    deep = s
+    for _ in range(70):
+        deep = jelly.Triple(deep, p, s)
+    refused = [(s, p, jelly.Literal("bad \ud800")), (s, p, "a plain str"), (s, p, deep),
+               (jelly.IRI("http://ex/\udfff"), p, s), (s, p, jelly.Literal("x", language="en--up"))]
+    out = io.BytesIO()
+    with J.Writer(out, format=fmt) as w:
+        w.write((s, p, jelly.Literal("before")))
+        for st in refused:
+            with pytest.raises(jelly.JellyEncodeError):
+                w.write(st)
+        w.write((s, p, jelly.Literal("after")))
+        with pytest.raises(jelly.JellyEncodeError):
+            w.write_all([(s, p, jelly.Literal("in")), refused[0], (s, p, s)])
+    want = [(s, p, jelly.Literal("before")), (s, p, jelly.Literal("after")),
+            (s, p, jelly.Literal("in"))]
+    data = out.getvalue()
+    assert list(J.parse(data, format=fmt)) == want
+    decode = oj.th_decode if fmt == "thrift" else oj.pb_decode
+    assert len(decode(data)) == 3
+    out = io.BytesIO()
+    with J.Writer(out, format=fmt) as w:
+        w.write_variables(["a", "b"])
+        w.write_rows([[s, None]])
+        with pytest.raises(jelly.JellyEncodeError):
+            w.write_rows([[s, jelly.Literal("bad \ud800")]])
+        w.write_rows([[None, p]])
+    assert list(J.read_results(out.getvalue(), format=fmt)) == [(s, None), (None, p)]
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_namespace_must_be_an_iri(fmt):
+    """As the Jelly writer: None, a number or bytes as a namespace was written as its text
+    ("None", "b'http://c/'")."""
+    st = (jelly.IRI("http://s"), jelly.IRI("http://p"), jelly.IRI("http://o"))
+    for bad in (None, 42, b"http://c/"):
+        with pytest.raises(jelly.JellyEncodeError, match="a namespace must be an IRI"):
+            J.serialize([st], format=fmt, namespaces={"a": bad})
+    data = J.serialize([st], format=fmt, namespaces={"a": "http://a/", "b": jelly.IRI("http://b/")})
+    with J.Reader(data, format=fmt) as r:
+        list(r)
+        assert r.namespaces == {"a": "http://a/", "b": "http://b/"}
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_base_direction_is_ltr_or_rtl(fmt):
+    """Read and written as Jena's TextDirection has it: 'ltr' or 'rtl', after a language
+    tag; anything else is refused with its position (it gave a Literal that could not be
+    printed), as by the N-Triples reader."""
+    ok = [("en", "ltr"), ("ar-EG", "rtl")]
+    bad = [("en", "up"), ("en", "LTR"), ("en", ""), ("", "ltr"), ("en--ltr", "rtl")]
+    for tag, direction in ok + bad:
+        if fmt == "thrift":
+            T = oj.th()
+            lit = T.RDF_Term(literal=T.RDF_Literal(lex="x", langtag=tag,
+                                                   baseDirection=direction))
+            row = T.RDF_StreamRow(triple=T.RDF_Triple(T.RDF_Term(iri=T.RDF_IRI(iri="s")),
+                                                      T.RDF_Term(iri=T.RDF_IRI(iri="p")), lit))
+            data = oj._th_write([row])
+        else:
+            data = oj.pb_encode([("triple", S, P, ("LDIR", "x", f"{tag}--{direction}"))])
+        if (tag, direction) in ok:
+            assert list(J.parse(data, format=fmt))[0][2] == \
+                jelly.Literal("x", language=f"{tag}--{direction}")
+            continue
+        if fmt == "thrift" and not tag:     # no langtag: refused as before, for that
+            continue
+        with pytest.raises(jelly.JellyDecodeError, match="base direction") as info:
+            list(J.parse(data, format=fmt))
+        assert info.value.offset is not None and info.value.row == 0
+        with pytest.raises(jelly.JellyEncodeError, match="base direction"):
+            J.serialize([(jelly.IRI("http://s"), jelly.IRI("http://p"),
+                          jelly.Literal("x", language=f"{tag}--{direction}"))], format=fmt)
 
 
 # ------------------------------------------------------------------ robustness

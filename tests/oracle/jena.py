@@ -81,6 +81,8 @@ def _pb_term(t, m):
             m.literal.datatype = t[3]
         else:
             m.literal.simple = True
+    elif k == "LDIR":
+        m.literal.lex, m.literal.langdir = t[1], t[2]
     elif k == "LP":
         m.literal.lex = t[1]
         m.literal.dtPrefix.prefix, m.literal.dtPrefix.localName = t[2], t[3]
