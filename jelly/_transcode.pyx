@@ -428,10 +428,24 @@ cdef class FrameRewriter:
         if self.enc is None:
             self.start(input_options)
         enc = self.enc
-        if frame.namespaces and enc.final_version >= PROTOCOL_VERSION:
-            for name, iri in frame.namespaces:
-                enc.add_namespace(name, make_iri((<WireIri>iri).prefix + (<WireIri>iri).name))
-        enc.add_statements(frame.statements)
+        # A frame refused halfway gives nothing: its rows so far are dropped and the tables
+        # start afresh (they hold entries of those rows), so the frames after it, also after
+        # restart(), do not depend on it.
+        cdef bint options_written = enc.options_written, graph_is_open = enc.graph_is_open
+        cdef object open_graph = enc.open_graph
+        cdef Py_ssize_t statements = enc.statements, rows = enc.rows, length = enc.buf.len
+        try:
+            if frame.namespaces and enc.final_version >= PROTOCOL_VERSION:
+                for name, iri in frame.namespaces:
+                    enc.add_namespace(name,
+                                      make_iri((<WireIri>iri).prefix + (<WireIri>iri).name))
+            enc.add_statements(frame.statements)
+        except BaseException:
+            enc.buf.len = length
+            enc.options_written, enc.graph_is_open = options_written, graph_is_open
+            enc.open_graph, enc.statements, enc.rows = open_graph, statements, rows
+            enc.reset_state()
+            raise
         # A segment ends with a frame, outside a graph (as Writer's: a graph that goes on is
         # started again in the next segment).
         segment = self.segment_size and enc.statements - self.segment_start >= self.segment_size

@@ -70,6 +70,22 @@ def output_options(input: StreamOptions, **fields: Any) -> StreamOptions:
     return make_options(base, **fields)
 
 
+def _check_fields(fields: dict[str, Any]) -> None:
+    """Refuse option fields that no input could make right (a table too small, a logical type
+    that does not fit the physical type given), before any input is read: an error that is
+    the caller's has no input position, and is not missed when the input is empty.  Fields
+    that depend on the input (a logical type without a physical type) wait for it."""
+    error: JellyError | None = None
+    for physical in ("triples", "quads"):
+        try:
+            output_options(make_options(physical_type=physical), **fields)
+            return
+        except JellyError as exc:
+            error = error or exc
+    assert error is not None
+    raise error
+
+
 def transcode(inputs: Input | Sequence[Input], output: Output,
               options: StreamOptions | None = None, *, limits: ReaderLimits | None = None,
               segment_size: int | None = DEFAULT_SEGMENT_SIZE, **fields: Any) -> Result:
@@ -93,6 +109,7 @@ def transcode(inputs: Input | Sequence[Input], output: Output,
                          f"(--options-from) with {', '.join(sorted(fields))})")
     chosen: StreamOptions | Callable[[StreamOptions], StreamOptions] | None = options
     if options is None and fields:
+        _check_fields(fields)
         chosen = lambda first: output_options(first, **fields)  # noqa: E731
     limits = limits if limits is not None else ReaderLimits()
     transcoder = Transcoder(chosen, limits=limits, segment_size=segment_size)

@@ -501,6 +501,66 @@ def test_cli_transcode_stdin_stdout_and_refusal(tmp_path):
     assert proc.returncode == 1 and b"at least one input and the output" in proc.stderr
 
 
+def test_option_flags_no_input_can_make_right_are_refused_before_reading(tmp_path):
+    """A table too small, or a logical type that does not fit the physical type given, is the
+    caller's error: said without an input position, also for an empty input (which wrote
+    an empty output and exited 0); a logical type alone waits for the input's physical type."""
+    empty = tmp_path / "empty.jelly"
+    empty.write_bytes(b"")
+    _, data = _stream(n=3)
+    full = tmp_path / "in.jelly"
+    full.write_bytes(data)
+    out = tmp_path / "out.jelly"
+    for flags, words in ((["--max-name-table-size", "4"], "--max-name-table-size must be at least 8"),
+                         (["--physical-type", "triples", "--logical-type", "datasets"],
+                          "DATASETS does not fit physical type TRIPLES")):
+        for source in (empty, full):
+            proc = run_jelly("transcode", source, out, *flags)
+            err = proc.stderr.decode()
+            assert proc.returncode == 1 and words in err and "at byte" not in err, err
+            assert not out.exists()
+    with pytest.raises(jelly.JellyOptionsError, match="max_name_table_size must be at least 8"):
+        transcode(b"", tmp_path / "api.jelly", max_name_table_size=4)
+    quads = jelly.serialize([(jelly.IRI(EX + "s"), jelly.IRI(EX + "p"), jelly.IRI(EX + "o"),
+                              jelly.IRI(EX + "g"))], physical_type="quads")
+    transcode(quads, out, logical_type="datasets")
+    assert jelly.read_options(out.read_bytes()).logical_type == jelly.LogicalStreamType.DATASETS
+
+
+def test_a_frame_refused_halfway_gives_nothing(tmp_path):
+    """A frame the output cannot hold, refused after some of its statements were encoded
+    (a later one needs more names than the output's table holds), leaves no row in the
+    output: the next frame has none of it, and after restart() the stream starts with its
+    options row (rows of the refused frame came first and made it unreadable)."""
+    I, T = jelly.IRI, jelly.Triple
+    p = I(EX + "p")
+    deep = I(EX + "z0")
+    for i in range(1, 12):                          # 23 names in one statement
+        deep = T(deep, I(EX + f"q{i}"), I(EX + f"z{i}"))
+    enc = jelly.Encoder(jelly.make_options(rdf_star=True))
+    frames = []
+    for sts in ([(I(EX + "a"), p, I(EX + "b"))],
+                [(I(EX + "refused"), p, I(EX + "c")), (I(EX + "s"), p, deep)],
+                [(I(EX + "a"), p, I(EX + "d"))]):
+        enc.add_statements(iter(sts))
+        frames.append(enc.take_frame())
+    small = jelly.make_options(rdf_star=True, max_name_table_size=8, max_prefix_table_size=0,
+                               max_datatype_table_size=1)
+    for restart in (False, True):
+        tc = Transcoder(small)
+        out = [tc.transcode_frame(frames[0], 0, True)]
+        with pytest.raises(jelly.JellyEncodeError, match="more distinct IRI names"):
+            tc.transcode_frame(frames[1], 100, True)
+        if restart:
+            tc.restart()
+        out.append(tc.transcode_frame(frames[2], 200, True))
+        want = [(I(EX + "a"), p, I(EX + "d"))]
+        assert list(jelly.parse(out[1] if restart else b"".join(out))) == \
+            ([] if restart else [(I(EX + "a"), p, I(EX + "b"))]) + want
+        assert oracle_frames([f for _, f in frames_of(out[1] if restart else b"".join(out))]
+                             )[-1] == [(("I", EX + "a"), ("I", EX + "p"), ("I", EX + "d"))]
+
+
 @pytest.mark.parametrize("physical", ["triples", "graphs"])
 def test_the_output_is_segmented_as_convert_writes_it(tmp_path, physical):
     """``transcode`` writes segments as ``jelly convert`` does: one at the start and one at the
