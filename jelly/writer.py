@@ -6,9 +6,10 @@ import itertools
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence, overload
 
 from ._encoder import Encoder
+from ._terms import DEFAULT_GRAPH
 from .errors import JellyEncodeError, JellyOptionsError
 from .io import Destination
-from .options import StreamOptions, make_options
+from .options import LogicalStreamType, StreamOptions, is_grouped, logical_base, make_options
 
 if TYPE_CHECKING:
     from .io import Output
@@ -240,7 +241,12 @@ def serialize(statements: Iterable[Sequence[Any]], destination: Output | None = 
               namespaces: Mapping[str, object] | None = None,
               term_adapter: Callable[[Any], object] | None = None,
               segment_size: int | None = None, **option_fields: Any) -> bytes | None:
-    """Write statements as a flat Jelly stream; returns the bytes when ``destination`` is None.
+    """Write statements as a Jelly stream; returns the bytes when ``destination`` is None.
+
+    A flat stream is cut into frames of ``rows_per_frame`` rows.  A grouped logical type
+    (GRAPHS, DATASETS and their subtypes) says that each frame is a stream element, so the
+    statements are written as elements (:func:`write_elements`): one graph or dataset, one
+    frame; ``rows_per_frame`` does not apply.
 
     Without an explicit ``physical_type`` (or ``options``), the first statement decides:
     QUADS for ``(s, p, o, g)``, TRIPLES for ``(s, p, o)``.  Table sizes come from
@@ -252,8 +258,38 @@ def serialize(statements: Iterable[Sequence[Any]], destination: Output | None = 
     with Writer(destination, options, rows_per_frame=rows_per_frame, delimited=delimited,
                 namespaces=namespaces, term_adapter=term_adapter, segment_size=segment_size,
                 **option_fields) as writer:
-        writer.write_all(statements)
+        if delimited and is_grouped(int(writer.options.logical_type)):
+            write_elements(writer, statements)
+        else:
+            writer.write_all(statements)
     return writer.getvalue() if destination is None else None
+
+
+def _graph_of(statement: Sequence[Any]) -> Any:
+    return statement[3] if len(statement) == 4 and statement[3] is not None else DEFAULT_GRAPH
+
+
+def write_elements(writer: Writer, statements: Iterable[Sequence[Any]]) -> None:
+    """Write ``statements`` as the stream elements of the writer's grouped logical type, a
+    frame each (the spec: each frame of such a stream is an element): GRAPHS and DATASETS all
+    of them as one graph or dataset; SUBJECT_GRAPHS each run of statements with one subject;
+    NAMED_GRAPHS and TIMESTAMPED_NAMED_GRAPHS each run of one graph.  (Cut every
+    ``rows_per_frame`` rows instead, one graph became several to every reader, and one
+    blank node several to readers that scope them per frame, as jelly's rdflib parser
+    does.)  A frame is held whole until written: memory grows with the largest element."""
+    logical = int(writer.options.logical_type)
+    if logical == LogicalStreamType.SUBJECT_GRAPHS:
+        key: Callable[[Sequence[Any]], Any] | None = lambda st: st[0]   # noqa: E731
+    elif logical_base(logical) == LogicalStreamType.DATASETS and \
+            logical != LogicalStreamType.DATASETS:
+        key = _graph_of
+    else:
+        key = None
+    if key is None:
+        writer.write_frame(statements)
+        return
+    for _, element in itertools.groupby(statements, key):
+        writer.write_frame(element)
 
 
 @overload

@@ -480,8 +480,10 @@ def test_writer_options_as_keywords():
     o = jelly.read_options(data)
     assert (o.max_name_table_size, o.max_prefix_table_size, o.max_datatype_table_size,
             o.logical_type.name, o.stream_name) == (8, 0, 2, "GRAPHS", "s1")
-    assert len(list(jelly.parse_frames(data))) > 5
+    assert len(list(jelly.parse_frames(data))) == 1      # a GRAPHS stream's one element
     assert same_graph(Graph().parse(data=data, format="jelly"), g)
+    data = g.serialize(format="jelly", encoding="utf-8", rows_per_frame=10)
+    assert len(list(jelly.parse_frames(data))) > 5
     single = g.serialize(format="jelly", encoding="utf-8", delimited=False)
     with jelly.Reader(single) as reader:
         list(reader)
@@ -726,6 +728,38 @@ def test_one_statement_frames_fill_a_graph_up_to_a_broken_frame():
     with pytest.raises(jelly.JellyError):
         jelly.rdflib.load(g, data[:at] + b"\xff" + data[at + 1:])
     assert set(g) == want
+
+
+def test_a_graph_written_with_a_grouped_logical_type_reads_back_the_same():
+    """One Graph is one element of a GRAPHS stream: one frame, not one per 1,024 rows, which
+    the parser, scoping blank nodes per frame, read back with three nodes in place of one.
+    SUBJECT_GRAPHS: a frame per subject."""
+    from rdflib.compare import isomorphic
+    g = Graph()
+    b = BNode()
+    for i in range(2000):
+        g.add((b, EX.p, Literal(i)))
+        g.add((EX[f"s{i % 3}"], EX.q, b))
+    data = g.serialize(format="jelly", encoding="utf-8", logical_type="graphs")
+    assert len(list(jelly.parse_frames(data))) == 1
+    back = Graph().parse(data=data, format="jelly")
+    assert len(set(back.subjects(EX.p))) == 1 and isomorphic(back, g)
+    data = g.serialize(format="jelly", encoding="utf-8", logical_type="subject_graphs")
+    subjects = [{st[0] for st in f.statements} for f in jelly.parse_frames(data)]
+    assert len(subjects) == 4 and all(len(s) == 1 for s in subjects)
+
+
+def test_a_dataset_written_as_named_graphs_has_a_frame_per_graph():
+    ds = Dataset()
+    for k in range(3):
+        graph = ds.graph(EX[f"g{k}"])
+        for i in range(900):
+            graph.add((EX[f"s{i % 5}"], EX.p, Literal(i)))
+    data = ds.serialize(format="jelly", encoding="utf-8", logical_type="named_graphs")
+    frames = [list(f.statements) for f in jelly.parse_frames(data)]
+    assert [len(f) for f in frames] == [900] * 3
+    assert [{st[3] for st in f} for f in frames] == \
+        [{IRI(EX + f"g{k}")} for k in range(3)]
 
 
 def test_grouped_stream_blank_nodes_and_repeated_terms_across_frames():

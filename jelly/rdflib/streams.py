@@ -20,7 +20,7 @@ from .._terms import DEFAULT_GRAPH
 from ..errors import JellyError, JellyOptionsError
 from ..options import PhysicalStreamType, StreamOptions, is_grouped, make_options
 from ..reader import Reader
-from ..writer import DEFAULT_ROWS_PER_FRAME, Writer
+from ..writer import DEFAULT_ROWS_PER_FRAME, Writer, write_elements
 from ._compat import memory_indexes
 from ._terms import NotRepresentableError, TermFactory, make_term_adapter
 
@@ -535,7 +535,9 @@ def _writer(destination, graph, kwargs: dict, grouped: bool):
 
 def serialize(graph: Graph, destination=None, **kwargs):
     """Write an rdflib Graph (TRIPLES) or Dataset (QUADS; ``physical_type="graphs"`` for
-    GRAPHS) as a flat Jelly stream; returns the bytes when ``destination`` is None.
+    GRAPHS) as a Jelly stream, flat unless a grouped ``logical_type`` is given (then as its
+    elements, a frame each: see :func:`jelly.writer.write_elements`); returns the bytes when
+    ``destination`` is None.
 
     ``destination``: a path (``.gz`` compresses), a binary file object or None.  Keyword
     arguments: the core writer's options (``preset``, ``max_name_table_size``,
@@ -555,7 +557,16 @@ def serialize(graph: Graph, destination=None, **kwargs):
 def _serialize(graph: Graph, destination, kwargs: dict) -> Writer:
     writer, adapt, _ = _writer(destination, graph, dict(kwargs), grouped=False)
     with writer:
-        writer.write_all(_statements(graph, writer.options.physical_type, adapt))
+        physical = writer.options.physical_type
+        if writer.delimited and is_grouped(int(writer.options.logical_type)):
+            # Its elements, a frame each (one graph or dataset, or one per subject or graph):
+            # a dataset graph by graph.
+            if _is_dataset(graph) and physical == PhysicalStreamType.QUADS:
+                write_elements(writer, _graphs_of(graph, adapt))
+            else:
+                write_elements(writer, _statements(graph, physical, adapt))
+        else:
+            writer.write_all(_statements(graph, physical, adapt))
     return writer
 
 
