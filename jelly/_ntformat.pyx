@@ -188,10 +188,9 @@ cdef inline bint _pn_chars(Py_UCS4 c) noexcept:
             or c == 0xB7 or (0x300 <= c <= 0x36F) or (0x203F <= c <= 0x2040))
 
 
-cdef str _bnode_nt(str label):
-    # Labels come from other syntaxes (Jelly allows any string): one that is not a valid
-    # BLANK_NODE_LABEL is written as 'j-' + the hex of its UTF-8, which always is.
-    cdef Py_ssize_t i, n = PyUnicode_GET_LENGTH(label)
+cdef bint _label_ok(str label, Py_ssize_t n):
+    # BLANK_NODE_LABEL of N-Triples (without the '_:').
+    cdef Py_ssize_t i
     cdef Py_UCS4 c
     cdef bint ok = n > 0
     if ok:
@@ -202,24 +201,39 @@ cdef str _bnode_nt(str label):
             c = label[i]
             ok = _pn_chars(c) or (c == 0x2E and i < n - 1)
             i += 1
-    if ok and not _looks_escaped(label, n):
+    return ok
+
+
+cdef str _bnode_nt(str label):
+    # Labels come from other syntaxes (Jelly allows any string): one that is not a valid
+    # BLANK_NODE_LABEL is written as 'j-' + the hex of its UTF-8, which always is.
+    if not _escaped(label):
         return f"_:{label}"
     _no_surrogates(label, "blank node label")
     return "_:j-" + label.encode("utf-8").hex()
 
 
-cdef bint _looks_escaped(str label, Py_ssize_t n):
-    # 'j-' + hex pairs is the escaped form, so a real label of that form is escaped as well:
-    # the mapping from labels to N-Triples stays one-to-one.
-    cdef Py_ssize_t i
+cdef bint _escaped(str label):
+    """Whether ``label`` is written in the escaped form: it is not a BLANK_NODE_LABEL, or it
+    is the escaped form of a label that is ('j-' + hex pairs of the UTF-8 of one), so that
+    the mapping stays one-to-one.  Any other label, 'j-ab' (no UTF-8) or 'j-6162' ('ab' is
+    written as it is) say, is written as it is: escaping every label of that shape renamed
+    such nodes on every text-to-text pass."""
+    cdef Py_ssize_t i, n = PyUnicode_GET_LENGTH(label)
     cdef Py_UCS4 c
-    if n < 2 or label[0] != "j" or label[1] != "-" or n % 2 == 1:
+    if not _label_ok(label, n):
+        return True
+    if n < 4 or label[0] != "j" or label[1] != "-" or n % 2 == 1:
         return False
     for i in range(2, n):
         c = label[i]
         if not ((0x30 <= c <= 0x39) or (0x61 <= c <= 0x66)):
             return False
-    return True
+    try:
+        inner = bytes.fromhex(label[2:]).decode("utf-8")
+    except UnicodeDecodeError:
+        return False            # what no label is escaped to
+    return _escaped(inner)      # each level half as long
 
 
 cdef str _lang_nt(str lang):

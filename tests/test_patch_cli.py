@@ -593,6 +593,21 @@ def test_errors_of_two_inputs_say_which(tmp_path):
                                f"{str(tmp_path / 'a.nq')!r}: not a Jelly"), line
 
 
+def test_diff_then_apply_keeps_labels_of_the_escape_shape(tmp_path):
+    """A blank node labelled 'j-' + hex (a valid label: its hex is no UTF-8 of an invalid
+    one) kept its label through a patch: it was renamed on every write, so applying the diff
+    of A and B to A did not give B, and an empty patch renamed it again each time."""
+    (tmp_path / "a.nq").write_bytes(b"_:j-ab <http://e/p> <http://e/o> .\n")
+    (tmp_path / "b.nq").write_bytes(b"_:c1 <http://e/p> <http://e/o> .\n")
+    ok("patch", "diff", tmp_path / "a.nq", tmp_path / "b.nq", tmp_path / "p.rdfp")
+    assert b"D _:j-ab <http://e/p> <http://e/o> ." in (tmp_path / "p.rdfp").read_bytes()
+    ok("patch", "apply", tmp_path / "a.nq", tmp_path / "p.rdfp", tmp_path / "r.nq")
+    assert (tmp_path / "r.nq").read_bytes() == (tmp_path / "b.nq").read_bytes()
+    (tmp_path / "empty.rdfp").write_bytes(b"")
+    ok("patch", "apply", tmp_path / "a.nq", tmp_path / "empty.rdfp", tmp_path / "a1.nq")
+    assert (tmp_path / "a1.nq").read_bytes() == (tmp_path / "a.nq").read_bytes()
+
+
 def test_diff_namespaces(tmp_path):
     s = (jelly.IRI("http://ex/s"), jelly.IRI("http://ex/p"), jelly.IRI("http://ex/o"))
     jelly.serialize([s], tmp_path / "a.jelly", namespaces={"a": "http://a/", "x": "http://x/"})
