@@ -77,6 +77,8 @@ _PN_BASE = ("A-Za-z\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u02FF\u0370-\u037D\u037F-\u
             "\u200C-\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD"
             "\U00010000-\U000EFFFF")
 _PN_CHARS = _PN_BASE + "_\\-0-9\u00B7\u0300-\u036F\u203F-\u2040"
+#: An absolute IRI starts with its scheme (RFC 3987); a prefix IRI must be absolute.
+_ABSOLUTE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 PN_PREFIX = re.compile(f"(?:[{_PN_BASE}](?:[{_PN_CHARS}.]*[{_PN_CHARS}])?)?")
 _OX_LINE = re.compile(r"\bline (\d+)")
 _OX_COLUMN = re.compile(r"\bcolumns? (\d+)")
@@ -467,7 +469,10 @@ class OxigraphSink:
             iri = iri.value if isinstance(iri, IRI) else str(iri)
             if self._text and iri.startswith("<") and iri.endswith(">"):
                 iri = iri[1:-1]     # as N-Triples writes it (one with escapes is left out below)
-            if PN_PREFIX.fullmatch(prefix) and not any(c in iri for c in '<>"{}|^`\\ \n\r\t'):
+            # Left out: what a Turtle prefix cannot be (pyoxigraph refused a relative IRI
+            # and failed the whole document, though no statement used it).
+            if PN_PREFIX.fullmatch(prefix) and _ABSOLUTE.match(iri) and \
+                    not any(c in iri for c in '<>"{}|^`\\ \n\r\t'):
                 self._prefixes[prefix] = iri
         if self._text:
             if not self._quads and frame.named_graph_statements:
@@ -797,7 +802,8 @@ def load(source: Any, store: Any = None, *, limits: Any = None) -> Any:
     (a new in-memory one if None), with pyoxigraph's bulk loader; returns the store.
 
     Blank nodes are the store's own: its bulk loader gives each label of the text it is
-    handed a fresh node (the same label in the stream is the same node).  What a Store cannot
+    handed a fresh node (the same label in the stream is the same node, also across the
+    frames of a grouped stream, which the rdflib parser scopes per frame).  What a Store cannot
     hold (a quoted triple as subject, generalized statements) raises :class:`JellyError`; the
     bulk loader is not transactional, so the statements before it stay loaded."""
     from ._ntformat import NTriplesTerms

@@ -415,6 +415,23 @@ def test_turtle_without_delimiters_is_one_graph(tmp_path):
     assert inspect_json(tmp_path / "m.jelly")["frames"] == 1
 
 
+@pytest.mark.parametrize("fmt", ["ttl", "trig", "n3"])
+def test_a_namespace_a_turtle_prefix_cannot_hold_is_left_out(tmp_path, fmt):
+    """A relative namespace IRI (or a name that is no PN_PREFIX) is left out of the prefixes:
+    pyoxigraph refused it and the whole document failed, though no statement used it."""
+    import pyoxigraph as ox
+    st = (jelly.IRI("http://ex.org/s"), jelly.IRI("http://ex.org/p"), jelly.Literal("o"))
+    jelly.serialize([st], tmp_path / "in.jelly",
+                    namespaces={"ex": "http://ex.org/", "r": "rel/", "x-1": "http://x/"})
+    ok("convert", tmp_path / "in.jelly", tmp_path / f"out.{fmt}")
+    text = (tmp_path / f"out.{fmt}").read_bytes()
+    assert b"@prefix ex: <http://ex.org/>" in text and b"rel/" not in text
+    if fmt != "n3":
+        parsed = list(ox.parse(text, format=ox.RdfFormat.from_extension(fmt)))
+        assert [(q.subject.value, q.predicate.value, q.object.value) for q in parsed] == \
+            [("http://ex.org/s", "http://ex.org/p", "o")]
+
+
 def test_ndjson_ld_message_log(tmp_path):
     ok("convert", MESSAGES, tmp_path / "m.jelly")
     ok("convert", tmp_path / "m.jelly", tmp_path / "m.ndjsonld")

@@ -466,6 +466,18 @@ def test_physical_types():
         (IRI(str(EX.a)), IRI(str(EX.p)), IRI(str(EX.b)))]
 
 
+def test_what_is_no_rdf_term_is_named_in_the_error():
+    """An N3 variable was reported as a missing term (None); an N3 formula says so."""
+    from rdflib import Variable
+    g = Graph()
+    g.add((EX.x, EX.y, Variable("v")))
+    with pytest.raises(jelly.JellyEncodeError, match=r"not an RDF term: .*Variable\('v'\)"):
+        g.serialize(format="jelly", encoding="utf-8")
+    g = Graph().parse(data="@prefix : <http://e/> . { :a :b :c } :d :e .", format="n3")
+    with pytest.raises(jelly.JellyError, match="N3 formula"):
+        g.serialize(format="jelly", encoding="utf-8", generalized_statements=True)
+
+
 def test_writer_options_as_keywords():
     g = Graph()
     for i in range(50):

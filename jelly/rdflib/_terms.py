@@ -147,7 +147,11 @@ def make_term_adapter():
                                     and isinstance(term, _bnode)):
             native = bnode_label(term)
         else:
+            # Not an RDF term (an N3 Variable, say): handed back as it is, for the encoder
+            # to name it ("not an RDF term: ..."), not as None ("missing term").
             native = to_jelly(term)
+            if native is None:
+                return term
         if len(_cache) >= ADAPTER_CACHE_SIZE:
             _cache.clear()
         _cache[_id(term)] = (term, native)
