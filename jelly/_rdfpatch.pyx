@@ -46,6 +46,11 @@ from .io import read_some
 
 __all__ = ["parse_rdfpatch", "format_op", "TextPatchWriter"]
 
+
+#: Jena's names of the default graph (``Quad.defaultGraphIRI``, ``defaultGraphNodeGenerated``).
+cdef frozenset _JENA_DEFAULT_GRAPHS = frozenset(("urn:x-arq:DefaultGraph",
+                                                 "urn:x-arq:DefaultGraphNode"))
+
 cdef enum:
     _DEFAULT_CHUNK = 1 << 20
     _BATCH = 128               # operations per resumption of the generator
@@ -212,13 +217,21 @@ cdef class _RowParser(LineParser):
         p = self.p
         return not _is_eol(p, self.end) and (p[0] != 46 or (self.end - p >= 2 and _digit(p[1])))
 
+    cdef object _graph(self):
+        """The graph term of a row; Jena's names of the default graph are the default graph
+        (as Jena's Quad.isDefaultGraph and jelly-jvm read them; Jena writes them on PA / PD)."""
+        cdef object g = self._term(3)
+        if type(g) is IRI and (<IRI>g).value in _JENA_DEFAULT_GRAPHS:
+            return None
+        return g
+
     cdef object _statement(self, bint add):
         cdef object s, pr, o, g = None
         s = self._term(0)
         pr = self._term(1)
         o = self._term(2)
         if self._more():
-            g = self._term(3)
+            g = self._graph()
         return make_add(s, pr, o, g) if add else make_delete(s, pr, o, g)
 
     cdef object _prefix_add(self):
@@ -239,14 +252,14 @@ cdef class _RowParser(LineParser):
             if type(iri) is not IRI:
                 self._fail("expected the namespace IRI of the PA row", at)
         if self._more():
-            g = self._term(3)
+            g = self._graph()
         return make_prefix_add(name, iri, g)
 
     cdef object _prefix_delete(self):
         cdef str name = self._name("a prefix")
         cdef object g = None
         if self._more():
-            g = self._term(3)
+            g = self._graph()
             if self._more():
                 self._fail("a PD row has a prefix and an optional graph, nothing else", self.p)
         return make_prefix_delete(name, None, g)

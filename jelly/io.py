@@ -629,13 +629,13 @@ _D = TypeVar("_D", bound=Destination)
 
 
 def open_frames(source: Input, stack: contextlib.ExitStack, limits: ReaderLimits = DEFAULT_LIMITS,
-                delimited: bool | None = None) -> FrameReader:
+                delimited: bool | None = None, kind: str = "Jelly") -> FrameReader:
     """The frames of a Jelly or Jelly-Patch input of any kind: bytes that are not compressed
     are split in place, anything else is opened in ``stack`` (:func:`open_input`: a path, a
     stream, gzip or zstd)."""
     view = in_place(source)
     return FrameReader(view if view is not None else stack.enter_context(open_input(source)),
-                       limits, delimited)
+                       limits, delimited, kind)
 
 
 def not_jelly(head: bytes, error: JellyError, kind: str = "Jelly") -> JellyError:
@@ -644,7 +644,7 @@ def not_jelly(head: bytes, error: JellyError, kind: str = "Jelly") -> JellyError
     else ``error``."""
     from .formats import looks_like
     what = looks_like(head)
-    if what is None:
+    if what is None or what.partition(":")[0] == kind:    # what is being read, cut short say
         return error
     return JellyDecodeError(f"not a {kind} file (it looks like {what})")
 
@@ -672,8 +672,10 @@ class FrameReader:
 
     def __init__(self, source: bytes | bytearray | memoryview | BinaryReader,
                  limits: ReaderLimits = DEFAULT_LIMITS,
-                 delimited: bool | None = None) -> None:
+                 delimited: bool | None = None, kind: str = "Jelly") -> None:
         self._source = source
+        #: What is being read ("Jelly" or "Jelly-Patch"), for the error of an input that is not.
+        self.kind = kind
         self._limits = limits
         self.delimited = delimited
         #: The first bytes of the input (up to HEAD_SIZE), to tell what it is if not Jelly.
@@ -699,7 +701,7 @@ class FrameReader:
         except JellyError as exc:
             if started:
                 raise
-            raise not_jelly(self.head, exc) from None
+            raise not_jelly(self.head, exc, self.kind) from None
 
     def _check_first(self, frame: bytes | memoryview) -> None:
         """A first frame that is a row of Jena's RDF Protobuf would read as an empty frame;

@@ -61,6 +61,8 @@ class PatchReader(FrameInput):
 
     _decoder: PatchDecoder
 
+    KIND = "Jelly-Patch"
+
     def __init__(self, source: Input, *, limits: ReaderLimits | None = None,
                  terms: _Terms = "native", strict: bool = False,
                  delimited: bool | None = None) -> None:
@@ -75,7 +77,7 @@ class PatchReader(FrameInput):
         """As :meth:`jelly.Reader._failed`: an input that looks like another format says so."""
         head = self._frames.head
         if self._decoder.frame_index == 0 and not _formats._jelly_patch_head(head):
-            exc = not_jelly(head, exc, "Jelly-Patch")
+            exc = not_jelly(head, exc, self.KIND)
         return super()._failed(exc)
 
     def _finish(self) -> list[PatchOp]:

@@ -26,7 +26,7 @@ import sys
 from typing import Any, Iterator
 
 from . import formats
-from ._patchops import Add, Delete, PatchOp
+from ._patchops import Add, Delete, EndOfPatch, PatchOp, TxAbort, TxCommit
 from .errors import JellyError, amount
 from .io import is_stdio, open_input, peek
 from .options import _preset_sizes
@@ -89,6 +89,11 @@ def _open_patch(path: str, name: str | None, syntax: str | None = None,
     from . import patch, rdfpatch
     fmt = _input_format(name, path)
     with open_input(path) as stream:
+        if fmt is formats.RDF_PATCH:
+            # Named: nothing to tell from its first bytes, which a live feed may not have
+            # sent yet (a peek waits for 64 bytes, more than a short patch).
+            yield _Input(fmt, rdfpatch.parse(stream, syntax=syntax))
+            return
         head, stream = peek(stream, 64)
         if fmt in (None, formats.JELLY_PATCH):
             _check_jelly_kind(head, path, patch=True)
@@ -174,12 +179,33 @@ def _open_writer(path: str, fmt: formats.RdfFormat, args: argparse.Namespace,
 
 # ---------------------------------------------------------------------------------- convert
 
+_PATCH_ENDS = (TxCommit, TxAbort, EndOfPatch)
+
+
+def _flushed_at_patch_ends(ops: Iterator[PatchOp], writer: Any) -> Iterator[PatchOp]:
+    """``ops``, the writer's output flushed once the writer has taken the end of a patch
+    (TC, TA, END_OF_PATCH): to stdout, a live feed of patches goes on patch by patch, not
+    when 64 KiB of output have gathered."""
+    from . import rdfpatch
+    for op in ops:
+        yield op
+        if isinstance(op, _PATCH_ENDS):
+            if isinstance(writer, rdfpatch.TextWriter):
+                writer.flush()
+            else:
+                if writer.stream_type != "frame":   # a FRAME stream's frame ends with its patch
+                    writer.flush()
+                writer._stream.flush()
+
+
 def cmd_convert(args: argparse.Namespace) -> int:
     out_fmt = _output_format(args.to_format, args.output)
     with _open_patch(args.input, args.from_format, args.syntax) as src:
         options = src.reader.options if src.binary else None
         with _open_writer(args.output, out_fmt, args, options) as writer:
-            writer.write_all(src.ops)
+            ops = src.ops
+            writer.write_all(_flushed_at_patch_ends(ops, writer) if is_stdio(args.output)
+                             else ops)
     if args.verbose:
         print(amount(writer.operations_written, "operation"), file=sys.stderr)
     return 0

@@ -37,10 +37,13 @@ class FrameInput:
 
     _decoder: Any
 
+    #: What the input is read as (for errors: "not a Jelly file (it looks like ...)").
+    KIND = "Jelly"
+
     def __init__(self, source: Input, limits: ReaderLimits, delimited: bool | None) -> None:
         self.limits = limits
         self._stack = contextlib.ExitStack()
-        self._frames = open_frames(source, self._stack, limits, delimited)
+        self._frames = open_frames(source, self._stack, limits, delimited, self.KIND)
         self._iter: Iterator[Frames] | None = None
         self._batch: Frames = []    # frames read, not yet taken
         self._at = 0                # the next of them

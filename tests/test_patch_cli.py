@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import gzip
 import json
+import sys
+import os
 
 import pytest
 from hypothesis import given, settings
@@ -606,6 +608,62 @@ def test_diff_then_apply_keeps_labels_of_the_escape_shape(tmp_path):
     (tmp_path / "empty.rdfp").write_bytes(b"")
     ok("patch", "apply", tmp_path / "a.nq", tmp_path / "empty.rdfp", tmp_path / "a1.nq")
     assert (tmp_path / "a1.nq").read_bytes() == (tmp_path / "a.nq").read_bytes()
+
+
+def test_a_jelly_patch_cut_in_its_first_frame_is_said_to_be_cut(tmp_path):
+    """Read as Jelly-Patch, a file cut inside its first frame is a truncation (it was "not a
+    Jelly file (it looks like Jelly-Patch: read it with jelly patch)", said by jelly patch);
+    read as Jelly, it is still said to look like Jelly-Patch."""
+    whole = tmp_path / "whole.jellyp"
+    ok("patch", "convert", EXAMPLES / "triples-all-features-rdf11.rdfp", whole)
+    data = whole.read_bytes()
+    (tmp_path / "cut.jellyp").write_bytes(data[:len(data) // 2])
+    for argv in (("patch", "validate", tmp_path / "cut.jellyp"),
+                 ("patch", "convert", tmp_path / "cut.jellyp", "-")):
+        code, _, err = run(*argv)
+        assert code == 1 and "input ends inside a frame" in err and "not a" not in err, err
+    with pytest.raises(jelly.JellyTruncatedError):
+        list(jpatch.parse(data[:len(data) // 2]))
+    code, _, err = run("convert", tmp_path / "cut.jellyp", tmp_path / "out.nq")
+    assert code == 1 and "it looks like Jelly-Patch" in err
+
+
+def test_jenas_default_graph_names_are_the_default_graph(tmp_path):
+    (tmp_path / "d.nq").write_bytes(b'<http://e/s> <http://e/p> "x" .\n')
+    (tmp_path / "p.rdfp").write_bytes(
+        b'PA "e" <http://e/> <urn:x-arq:DefaultGraphNode> .\n'
+        b'D <http://e/s> <http://e/p> "x" <urn:x-arq:DefaultGraph> .\n'
+        b'A <http://e/s> <http://e/p> "y" <urn:x-arq:DefaultGraph> .\n')
+    assert ok("patch", "apply", tmp_path / "d.nq", tmp_path / "p.rdfp", "-", "--to", "nq") == \
+        b'<http://e/s> <http://e/p> "y" .\n'
+    assert ok("patch", "convert", tmp_path / "p.rdfp", "-") == (
+        b'PA "e" <http://e/> .\nD <http://e/s> <http://e/p> "x" .\n'
+        b'A <http://e/s> <http://e/p> "y" .\n')
+
+
+@pytest.mark.parametrize("to", ["rdfp", "jelly-patch"])
+def test_convert_to_stdout_passes_each_patch_on_as_it_ends(to):
+    """A live feed of patches through a pipe: each patch comes out once it ends, not when
+    64 KiB of output have gathered (nor after the 64 bytes a peek of the input waited for)."""
+    import select
+    import subprocess
+    proc = subprocess.Popen([sys.executable, "-m", "jelly", "patch", "convert", "-", "-",
+                             "--from", "rdfp", "--to", to], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, env=helpers.jelly_subprocess_env())
+    try:
+        got = b""
+        for n in range(2):
+            proc.stdin.write(f'TX .\nA <http://e/s> <http://e/p> "{n}" .\nTC .\n'.encode())
+            proc.stdin.flush()
+            want = f'"{n}"'.encode() if to == "rdfp" else f"\x01{n}".encode()
+            while want not in got:
+                ready, _, _ = select.select([proc.stdout], [], [], 30)
+                assert ready, (n, got)            # nothing came within 30 s
+                got += os.read(proc.stdout.fileno(), 65536)
+        proc.stdin.close()
+        assert proc.wait(30) == 0
+    finally:
+        proc.kill()
 
 
 def test_diff_namespaces(tmp_path):
