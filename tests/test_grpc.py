@@ -560,6 +560,37 @@ def test_a_lagging_subscriber_gets_flat_frames_merged(kind):
         assert decode(got) == stmts
 
 
+def test_merged_frames_re_encoded_stay_within_the_batch_size():
+    """Re-encoded, frames grow (no prefix table here: every IRI whole, 2.5 times the bytes):
+    merged for a lagging subscriber they made one message of all of them (17 MB
+    where 1 MiB was the cap, past gRPC's limit, in the tester's run).  A message ends once it
+    holds max_batch_bytes; the frames after it come in the next, every statement in order."""
+    from jelly.grpc.broker import Broker
+    stmts = [(jelly.IRI(f"{EX}a/very/long/path/of/segments/{i // 4}"),
+              jelly.IRI(f"{EX}vocabulary/with/a/long/name#p{i % 5}"),
+              jelly.IRI(f"{EX}another/long/path/{i}")) for i in range(600)]
+    frames = encoded(stmts, "triples", rows_per_frame=12)
+    wanted = jelly.make_options(preset="small", max_prefix_table_size=0, version=0)
+    broker = Broker(max_batch_bytes=3000)
+    live = broker.subscribe("", wanted)        # takes each frame as it comes: one a message
+    lagging = broker.subscribe("", wanted)
+    pub = broker.publication()
+    one_each = []
+    for f in frames:
+        broker.publish(pub, f)
+        one_each.append(live.get(TIMEOUT))
+    broker.end_publication(pub)
+    broker.close()
+    got = []
+    while (message := lagging.get(TIMEOUT)) is not None:
+        got.append(message)
+    assert sum(map(len, one_each)) > 2 * sum(map(len, frames))
+    assert len(got) > 5
+    assert max(map(len, got)) < 3000 + max(map(len, one_each))
+    assert lagging.frames_sent == len(frames)
+    assert decode(got) == decode(one_each) == stmts
+
+
 def test_a_busy_flat_stream_lingers_to_merge():
     from jelly.grpc.broker import Broker
     frames = encoded(statements("triples", 60), "triples", rows_per_frame=10)
@@ -748,7 +779,7 @@ def test_a_certificate_that_does_not_load_is_refused_in_one_line(tmp_path):
     ("serve", "--max-queue-frames", "0"), ("serve", "--max-queue-bytes", "0"),
     ("serve", "--max-workers", "0"), ("serve", "--max-message-size", "10G"),
     ("serve", "--max-message-size", "-5"), ("serve", "--grace", "-1"),
-    ("serve", "--keepalive", "0"), ("serve", "--linger", "nan"),
+    ("serve", "--keepalive", "-1"), ("serve", "--linger", "nan"),
     ("publish", "t", "x.nt", "--server", "127.0.0.1:1", "--timeout", "0"),
     ("subscribe", "t", "x.nt", "--server", "127.0.0.1:1", "--limit-frames", "0"),
 ])
@@ -760,6 +791,16 @@ def test_numbers_out_of_range_are_usage_errors(args):
     assert proc.returncode == 1 and lines == [lines[-1]]
     assert lines[-1].startswith(f"jelly: error: argument {args[-2]}: ")
     assert "internal error" not in proc.stderr.decode()
+
+
+def test_keepalive_0_turns_pings_off():
+    """As --help says; it was refused as 'not a number above 0'."""
+    from jelly.cli import build_parser
+    from jelly.grpc.server import _server_options
+    args = build_parser().parse_args(["serve", "--keepalive", "0"])
+    assert args.keepalive == 0
+    assert not any(name.startswith("grpc.keepalive") for name, _ in _server_options(1 << 22, None))
+    assert dict(_server_options(1 << 22, 10.0))["grpc.keepalive_time_ms"] == 10000
 
 
 def test_an_empty_token_is_refused_not_taken_as_none(tmp_path):

@@ -320,15 +320,34 @@ class Subscription:
         if type(first) is bytes:
             return first if len(batch) == 1 else b"".join(batch)
         assert self.rewriter is not None
+        # Serialized frames concatenated are one frame holding all their rows.  Re-encoded,
+        # frames can be many times larger than published (no prefix table, say: 17 MB of
+        # 1 MiB): the message ends once it holds max_batch_bytes, and the frames after it go
+        # back to the queue, to be rewritten for the next message.
+        out: list[bytes] = []
+        size = 0
+        limit = self.broker.max_batch_bytes
         try:
-            # Serialized frames concatenated are one frame holding all their rows.
-            out = [self.rewriter.write(d.frame, d.options, d.in_graph) for d in batch]
+            for k, d in enumerate(batch):
+                out.append(self.rewriter.write(d.frame, d.options, d.in_graph))
+                size += len(out[-1])
+                if size >= limit and k + 1 < len(batch):
+                    self._put_back(batch[k + 1:])
+                    break
         except JellyError as exc:
             self.close()
             raise BrokerError("INVALID_ARGUMENT",
                               f"topic {self.topic.name!r}: a published stream cannot be written "
                               f"with this subscription's options: {exc.message}") from None
         return out[0] if len(out) == 1 else b"".join(out)
+
+    def _put_back(self, items: list[Any]) -> None:
+        # Taken for a message they did not fit in: first in the queue again.
+        self.frames_sent -= len(items)
+        with self._cond:
+            if self._error is None and not self._ended:
+                self._queue.extendleft(reversed(items))
+                self._size += sum(map(_size_of, items))
 
     def get(self, timeout: float | None = None) -> bytes | None:
         """The next frame to send (waits for it), ``None`` at a clean end."""

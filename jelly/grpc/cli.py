@@ -561,7 +561,7 @@ def add_commands(sub: Any) -> None:
                        help="threads, i.e. calls served at once (not with --asyncio; "
                             "default 64)")
     serve.add_argument("--asyncio", action="store_true", help="serve with grpc.aio")
-    serve.add_argument("--keepalive", type=_WAIT, default=10.0, metavar="SECONDS",
+    serve.add_argument("--keepalive", type=_SECONDS, default=10.0, metavar="SECONDS",
                        help="ping idle connections this often (0: never; default 10)")
     serve.add_argument("--linger", type=_SECONDS, default=5.0, metavar="MS",
                        help="a subscriber of a busy flat stream gets at most one message per "
