@@ -157,4 +157,5 @@ cdef class JenaEncoder:
     cdef int vars_row(self, list names) except -1
     cdef int data_row(self, list values) except -1
     cdef int add_one(self, object st) except -1
+    cdef int write_row(self, int kind, object a, object b) except -1
     cdef int statement_row(self, object st) except -1

@@ -676,14 +676,29 @@ cdef class JenaEncoder:
         raise NotImplementedError
 
     cdef int add_one(self, object st) except -1:
-        # A refused statement leaves nothing of its row behind (the stream stays readable for
-        # a program that catches the error and writes on).
+        return self.write_row(R_TRIPLE, st, None)
+
+    cdef int write_row(self, int kind, object a, object b) except -1:
+        """Write one row: a statement ``a`` (R_TRIPLE), a prefix declaration ``a`` ``b``, a
+        base ``a``, the variables or a result row ``a``.  A row refused halfway leaves
+        nothing of it behind, so the stream stays readable for a program that catches the
+        error and writes on."""
         cdef Py_ssize_t start = self.buf.len
         try:
-            return self.statement_row(st)
+            if kind == R_TRIPLE:
+                self.statement_row(a)
+            elif kind == R_PREFIX:
+                self.prefix_row(a, b)
+            elif kind == R_BASE:
+                self.base_row(a)
+            elif kind == R_VARS:
+                self.vars_row(a)
+            else:
+                self.data_row(a)
         except BaseException:
             self.buf.len = start
             raise
+        return 0
 
     cdef int statement_row(self, object st) except -1:
         cdef Py_ssize_t n, i
@@ -745,7 +760,6 @@ cdef class JenaEncoder:
     def declare_prefix(self, str prefix, iri):
         """Write a prefix declaration row; with ``prefix_names``, later IRIs in that namespace
         are written as prefixed names."""
-        cdef Py_ssize_t start = self.buf.len
         if self.nvars >= 0:
             raise JellyEncodeError("a result set stream has no prefix declarations")
         if isinstance(iri, str):            # also rdflib's URIRef
@@ -758,11 +772,7 @@ cdef class JenaEncoder:
                 raise JellyEncodeError(f"a namespace must be an IRI, not {iri!r}")
             value = (<IRI>native).value
         self.keep.clear()
-        try:
-            self.prefix_row(prefix, value)
-        except BaseException:
-            self.buf.len = start
-            raise
+        self.write_row(R_PREFIX, prefix, value)
         self.rows += 1
         if self.prefix_names:
             for ns, p in list(self.namespaces.items()):
@@ -772,12 +782,7 @@ cdef class JenaEncoder:
 
     def write_base(self, str iri):
         """Write a base IRI row (RDF Protobuf only)."""
-        cdef Py_ssize_t start = self.buf.len
-        try:
-            self.base_row(iri)
-        except BaseException:
-            self.buf.len = start
-            raise
+        self.write_row(R_BASE, iri, None)
         self.rows += 1
 
     def write_variables(self, names):
@@ -787,12 +792,7 @@ cdef class JenaEncoder:
             raise JellyEncodeError("the result set header was already written")
         if self.rows:
             raise JellyEncodeError("the result set header must come first")
-        cdef Py_ssize_t start = self.buf.len
-        try:
-            self.vars_row(ns)
-        except BaseException:
-            self.buf.len = start
-            raise
+        self.write_row(R_VARS, ns, None)
         self.nvars = len(ns)
         self.rows += 1
 
@@ -800,7 +800,6 @@ cdef class JenaEncoder:
         """Write result rows (sequences of terms, ``None`` for unbound) until ``iterator`` ends
         (returns True) or the output holds at least ``max_bytes`` (returns False)."""
         cdef list values
-        cdef Py_ssize_t start
         if self.nvars < 0:
             raise JellyEncodeError("write the result set header (write_variables) first")
         it = iter(iterator)
@@ -813,12 +812,7 @@ cdef class JenaEncoder:
                 raise JellyEncodeError(f"result row with {len(values)} values for "
                                        f"{self.nvars} variables")
             self.keep.clear()
-            start = self.buf.len
-            try:
-                self.data_row(values)
-            except BaseException:
-                self.buf.len = start
-                raise
+            self.write_row(R_DATA, values, None)
             self.rows += 1
         return False
 
