@@ -104,10 +104,12 @@ class PatchChecker:
 
 class PatchTarget(Protocol):
     """What :func:`apply_operations` changes.  ``g`` / ``graph`` is None for a triple (or a
-    namespace without a graph), else the graph term (``DEFAULT_GRAPH`` included)."""
+    namespace without a graph), else the graph term (``DEFAULT_GRAPH`` included).  ``add`` and
+    ``remove`` may say whether the statement was added (was not there) or removed (was there):
+    True or False; None counts as a change."""
 
-    def add(self, s: Any, p: Any, o: Any, g: Any) -> None: ...
-    def remove(self, s: Any, p: Any, o: Any, g: Any) -> None: ...
+    def add(self, s: Any, p: Any, o: Any, g: Any) -> bool | None: ...
+    def remove(self, s: Any, p: Any, o: Any, g: Any) -> bool | None: ...
     def bind(self, prefix: str, iri: Any, graph: Any) -> None: ...
     def unbind(self, prefix: str, iri: Any, graph: Any) -> None: ...
 
@@ -116,8 +118,10 @@ class PatchTarget(Protocol):
 class ApplyResult:
     """What :func:`apply_operations` did."""
     operations: int = 0
-    added: int = 0                  # Add operations applied
-    deleted: int = 0                # Delete operations applied
+    #: Statements added and removed: an A of a statement already there and a D of one that is
+    #: not change nothing and are not counted (where the target says so: see PatchTarget).
+    added: int = 0
+    deleted: int = 0
     committed: int = 0              # transactions
     aborted: int = 0
     patches: int = 0
@@ -129,11 +133,9 @@ _CHANGES = (Add, Delete, PrefixAdd, PrefixDelete)
 
 def _apply_one(op: PatchOp, target: PatchTarget, result: ApplyResult) -> None:
     if isinstance(op, Add):
-        target.add(op.s, op.p, op.o, op.g)
-        result.added += 1
+        result.added += target.add(op.s, op.p, op.o, op.g) is not False
     elif isinstance(op, Delete):
-        target.remove(op.s, op.p, op.o, op.g)
-        result.deleted += 1
+        result.deleted += target.remove(op.s, op.p, op.o, op.g) is not False
     elif isinstance(op, PrefixAdd):
         target.bind(op.prefix, op.iri, op.graph)
     elif isinstance(op, PrefixDelete):
@@ -181,6 +183,9 @@ def apply_operations(ops: Iterable[PatchOp], target: PatchTarget, *,
 
 # ------------------------------------------------------------------------------- datasets
 
+_ABSENT = object()
+
+
 def _graph(g: Any) -> Any:
     return DEFAULT_GRAPH if g is None else g
 
@@ -203,15 +208,21 @@ class Dataset:
         for prefix, iri in namespaces:
             self.namespaces[prefix] = _iri(iri)
 
-    def add(self, s: Any, p: Any, o: Any, g: Any = None) -> None:
-        self.statements[(s, p, o, _graph(g))] = None
+    def add(self, s: Any, p: Any, o: Any, g: Any = None) -> bool:
+        """Add a statement; whether it was not there."""
+        key = (s, p, o, _graph(g))
+        statements = self.statements
+        n = len(statements)
+        statements[key] = None
+        return len(statements) > n
 
     def add_statement(self, st: Sequence[Any]) -> None:
         """Add ``(s, p, o)`` or ``(s, p, o, g)``."""
         self.statements[(st[0], st[1], st[2], _graph(st[3] if len(st) > 3 else None))] = None
 
-    def remove(self, s: Any, p: Any, o: Any, g: Any = None) -> None:
-        self.statements.pop((s, p, o, _graph(g)), None)
+    def remove(self, s: Any, p: Any, o: Any, g: Any = None) -> bool:
+        """Remove a statement; whether it was there."""
+        return self.statements.pop((s, p, o, _graph(g)), _ABSENT) is not _ABSENT
 
     def bind(self, prefix: str, iri: Any, graph: Any = None) -> None:
         self.namespaces[prefix] = _iri(iri)

@@ -666,6 +666,25 @@ def test_convert_to_stdout_passes_each_patch_on_as_it_ends(to):
         proc.kill()
 
 
+def test_apply_counts_changes_not_operations(tmp_path):
+    """An A of a statement already there and a D of one that is not change nothing: -v said
+    "1 added, 1 deleted"; the rdflib target counts the same way."""
+    from rdflib import Dataset as RdfDataset
+    from jelly.rdfpatch import parse as parse_text
+    (tmp_path / "d.nq").write_bytes(b'<http://e/s> <http://e/p> "x" .\n')
+    patch = (b'D <http://e/s> <http://e/p> "absent" .\nA <http://e/s> <http://e/p> "x" .\n'
+             b'A <http://e/s> <http://e/p> "new" .\nD <http://e/s> <http://e/p> "x" .\n')
+    (tmp_path / "p.rdfp").write_bytes(patch)
+    code, _, err = run("patch", "apply", tmp_path / "d.nq", tmp_path / "p.rdfp",
+                       tmp_path / "out.nq", "-v")
+    assert code == 0 and err.startswith("1 added, 1 deleted,"), err
+    ds = RdfDataset()
+    ds.parse(data=(tmp_path / "d.nq").read_text(), format="nquads")
+    from jelly.rdflib.patch import apply_patch
+    result = apply_patch(ds, list(parse_text(patch)))
+    assert (result.added, result.deleted) == (1, 1)
+
+
 def test_diff_namespaces(tmp_path):
     s = (jelly.IRI("http://ex/s"), jelly.IRI("http://ex/p"), jelly.IRI("http://ex/o"))
     jelly.serialize([s], tmp_path / "a.jelly", namespaces={"a": "http://a/", "x": "http://x/"})

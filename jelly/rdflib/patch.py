@@ -138,11 +138,19 @@ class _Target:
         from rdflib.plugins.stores.memory import Memory, SimpleMemory
         return _compat.SUPPORTED and type(self.graph.store) in (Memory, SimpleMemory)
 
-    def add(self, s: Any, p: Any, o: Any, g: Any) -> None:
-        self.context(g).add((s, p, o))
+    def add(self, s: Any, p: Any, o: Any, g: Any) -> bool:
+        graph = self.context(g)
+        if (s, p, o) in graph:
+            return False
+        graph.add((s, p, o))
+        return True
 
-    def remove(self, s: Any, p: Any, o: Any, g: Any) -> None:
-        self.context(g).remove((s, p, o))
+    def remove(self, s: Any, p: Any, o: Any, g: Any) -> bool:
+        graph = self.context(g)
+        if (s, p, o) not in graph:
+            return False
+        graph.remove((s, p, o))
+        return True
 
     def bind(self, prefix: str, iri: Any, graph: Any) -> None:
         self.graph.namespace_manager.bind(prefix, iri, override=True, replace=True)
