@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 import sys
+import itertools
 import threading
 import time
 
@@ -589,6 +590,40 @@ def test_merged_frames_re_encoded_stay_within_the_batch_size():
     assert max(map(len, got)) < 3000 + max(map(len, one_each))
     assert lagging.frames_sent == len(frames)
     assert decode(got) == decode(one_each) == stmts
+
+
+def test_a_subscriber_joining_two_publications_is_offered_what_holds_both():
+    """Joining while a QUADS publication and a newer TRIPLES one are under way, a subscriber
+    that asked for nothing was offered the newest's options (TRIPLES) and refused at the
+    next quad (INVALID_ARGUMENT); it now gets a QUADS stream holding both, RDF-star too."""
+    from jelly.grpc.broker import Broker
+    quads = statements("quads", 40, tag="q")
+    triples = [(jelly.IRI(EX + "t"), jelly.IRI(EX + "p"),
+                jelly.Triple(jelly.IRI(EX + "a"), jelly.IRI(EX + "b"), jelly.Literal(str(i))))
+               for i in range(40)]
+    qf = encoded(quads, "quads", rows_per_frame=8)
+    tf = encoded(triples, "triples", rows_per_frame=8, rdf_star=True)
+    broker = Broker(max_batch_bytes=0)
+    p1, p2 = broker.publication(), broker.publication()
+    broker.publish(p1, qf[0])
+    broker.publish(p2, tf[0])
+    sub = broker.subscribe("", None)
+    for a, b in itertools.zip_longest(qf[1:], tf[1:]):
+        for pub, f in ((p1, a), (p2, b)):
+            if f is not None:
+                broker.publish(pub, f)
+    broker.end_publication(p1)
+    broker.end_publication(p2)
+    broker.close()
+    got = []
+    while (message := sub.get(TIMEOUT)) is not None:
+        got.append(message)
+    options = jelly.read_options(b"".join(map(delimit, got)))
+    assert options.physical_type == jelly.PhysicalStreamType.QUADS and options.rdf_star
+    received = decode(got)
+    want = [st for st in decode(qf) if st not in decode(qf[:1])] + \
+        [st[:3] + (jelly.DEFAULT_GRAPH,) for st in decode(tf) if st not in decode(tf[:1])]
+    assert sorted(map(str, received)) == sorted(map(str, want))
 
 
 def test_a_busy_flat_stream_lingers_to_merge():

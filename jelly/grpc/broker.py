@@ -83,6 +83,34 @@ def _logical_fits(logical: int, physical: int) -> bool:
     return base in ((1, 3) if physical == PhysicalStreamType.TRIPLES else (2, 4))
 
 
+def _offered(publications: list[Any]) -> StreamOptions:
+    """What a subscriber joining mid-stream is offered: the newest publication's options,
+    able to hold the statements of every publication under way (it is sent all of them):
+    QUADS (or GRAPHS, if those are GRAPHS) when one is not TRIPLES, RDF-star and
+    generalized statements when one has them.  The newest alone refused a subscriber that
+    asked for nothing when an older QUADS publication was still going on."""
+    newest = publications[-1].options
+    assert newest is not None
+    others = [p.options for p in publications[:-1] if p.options is not None]
+    if not others:
+        return newest
+    fields: dict[str, Any] = {}
+    if newest.physical_type == PhysicalStreamType.TRIPLES:
+        wider = [o.physical_type for o in others if o.physical_type != PhysicalStreamType.TRIPLES]
+        if wider:
+            from ..transcode import _logical_for
+            physical = (PhysicalStreamType.GRAPHS if all(w == PhysicalStreamType.GRAPHS
+                                                         for w in wider)
+                        else PhysicalStreamType.QUADS)
+            fields["physical_type"] = physical
+            fields["logical_type"] = _logical_for(int(newest.logical_type), physical)
+    if not newest.rdf_star and any(o.rdf_star for o in others):
+        fields["rdf_star"] = True
+    if not newest.generalized_statements and any(o.generalized_statements for o in others):
+        fields["generalized_statements"] = True
+    return newest.replace(**fields) if fields else newest
+
+
 def negotiate(requested: StreamOptions | None, offered: StreamOptions) -> StreamOptions:
     """The options a subscriber who asked for ``requested`` gets from a stream with options
     ``offered``, by the streaming spec's table: physical type as requested (the transcoder
@@ -604,8 +632,7 @@ class Broker:
             sub = Subscription(self, topic, requested)
             if topic.publications:
                 # Mid-stream: a fresh output stream from the next frame on.
-                offered = topic.publications[-1].options
-                assert offered is not None
+                offered = _offered(topic.publications)
                 try:
                     out = negotiate(requested, offered)
                     sub.mode = _TRANSCODING
