@@ -646,6 +646,47 @@ def test_a_busy_flat_stream_lingers_to_merge():
     assert sub.frames_sent == 3
 
 
+@pytest.mark.parametrize("mode", ["threads", "asyncio"])
+def test_a_lingering_subscriber_that_keeps_up_is_not_dropped(mode):
+    """Frames piled up in the queue of a subscriber that was waiting to merge them (linger),
+    and one that kept up was dropped as too slow at a few hundred ms of linger; it now stops
+    waiting once its queue is half full."""
+    import asyncio
+    from jelly.grpc.broker import Broker
+    stmts = statements("triples", 600)
+    frames = encoded(stmts, "triples", rows_per_frame=4)
+    assert len(frames) > 200
+    broker = Broker(linger=0.5, max_queue_frames=64)
+    sub = broker.subscribe("", None)
+    pub = broker.publication()
+    got: list = []
+
+    def publish():
+        for f in frames:
+            broker.publish(pub, f)
+            time.sleep(0.001)
+        broker.end_publication(pub)
+        broker.close()
+
+    async def consume():
+        while (message := await sub.aget()) is not None:
+            got.append(message)
+    publisher = threading.Thread(target=publish)
+    if mode == "threads":
+        publisher.start()
+        while (message := sub.get(TIMEOUT)) is not None:
+            got.append(message)
+    else:
+        async def run():
+            task = asyncio.ensure_future(consume())
+            await asyncio.sleep(0)            # its event exists before frames come
+            publisher.start()
+            await asyncio.wait_for(task, TIMEOUT)
+        asyncio.run(run())
+    publisher.join(TIMEOUT)
+    assert decode(got) == stmts and len(got) < len(frames)
+
+
 def test_a_killed_subscriber_is_cleaned_up(server, client, tmp_path):
     proc = subprocess.Popen(
         [sys.executable, "-m", "jelly", "subscribe", "k", str(tmp_path / "out.nt"), "--server",

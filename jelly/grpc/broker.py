@@ -255,7 +255,7 @@ class Subscription:
                 self._queue.append(item)
                 self._size += size
                 dropped = False
-                if self._lingering:
+                if self._lingering and not self._half_full():
                     return True     # it takes what came when its wait is over
             self._cond.notify()
         self._wake()
@@ -329,6 +329,13 @@ class Subscription:
             size += n
         return batch
 
+    def _half_full(self) -> bool:
+        # A lingering subscriber stops waiting once its queue is half full: frames piling
+        # up while it waits got one that kept up dropped as too slow (--linger 300 ms).
+        broker = self.broker
+        return len(self._queue) * 2 >= broker.max_queue_frames or \
+            self._size * 2 >= broker.max_queue_bytes
+
     def _linger(self, batch: list[Any]) -> float:
         # Seconds to wait for more frames to merge: a subscriber of a busy flat stream sends
         # at most one message per ``linger`` (the last one left less than that ago), so that a
@@ -391,7 +398,8 @@ class Subscription:
                 deadline = time.monotonic() + wait
                 self._lingering = True          # new frames do not wake it
                 try:
-                    while wait > 0 and self._error is None and not self._ended:
+                    while wait > 0 and self._error is None and not self._ended and \
+                            not self._half_full():
                         self._cond.wait(wait)
                         wait = deadline - time.monotonic()
                 finally:
@@ -416,8 +424,15 @@ class Subscription:
             if batch is not None:
                 wait = self._linger(batch)
                 if wait > 0:
-                    await asyncio.sleep(wait)
                     with self._cond:
+                        self._lingering = True      # new frames do not wake it
+                        self._event.clear()
+                    try:
+                        await asyncio.wait_for(self._event.wait(), wait)
+                    except asyncio.TimeoutError:
+                        pass
+                    with self._cond:
+                        self._lingering = False
                         if self._error is None and not self._ended:
                             batch = self._batch(batch) or batch
                 self._last_sent = time.monotonic()
