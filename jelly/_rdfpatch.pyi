@@ -8,7 +8,7 @@ RDF 1.2 included); the reader also takes what Jena's RDF Patch writer writes (``
 blank nodes, Turtle numbers and booleans, namespace IRIs as quoted strings).
 """
 
-from typing import Iterable, Iterator, Protocol, final
+from typing import Iterable, Iterator, Literal, Protocol, final, overload
 
 from ._patchops import PatchOp
 
@@ -18,13 +18,20 @@ class _BinaryReader(Protocol):
 class _BinaryWriter(Protocol):
     def write(self, data: bytes, /) -> object: ...
 
+@overload
 def parse_rdfpatch(source: bytes | bytearray | memoryview | _BinaryReader, *,
-                   syntax: str | None = None, chunk_size: int = ...) -> Iterator[PatchOp]:
+                   syntax: str | None = None, chunk_size: int = ...,
+                   lines: Literal[False] = False) -> Iterator[PatchOp]:
     """Parse RDF Patch text from a binary stream or bytes: an iterator of operations, reading
     ``chunk_size`` bytes at a time.  ``SEG .`` rows and the end of the input (after operations)
     give ``END_OF_PATCH``.  ``syntax``: ``None``, ``"rdf12"`` or ``"rdf-star"`` as for
     N-Triples.  Errors raise ``RdfSyntaxError`` with the line and column, after the operations
-    of the lines before were yielded."""
+    of the lines before were yielded.  ``lines=True`` gives ``(operation, line)`` pairs
+    (``None``: the end of the input ended the patch)."""
+@overload
+def parse_rdfpatch(source: bytes | bytearray | memoryview | _BinaryReader, *,
+                   syntax: str | None = None, chunk_size: int = ...,
+                   lines: Literal[True]) -> Iterator[tuple[PatchOp, int | None]]: ...
 
 def format_op(op: PatchOp, syntax: str | None = None) -> str:
     """One operation as a row of RDF Patch text, without the line end (``END_OF_PATCH`` is

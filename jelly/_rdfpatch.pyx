@@ -411,12 +411,22 @@ def _parse_chunks(read, _RowParser parser, Py_ssize_t chunk_size):
         yield end_of_patch()              # the end of the input ends the last patch
 
 
-def parse_rdfpatch(source, *, syntax=None, chunk_size=_DEFAULT_CHUNK):
+def _parse_lined(read, _RowParser parser, Py_ssize_t chunk_size):
+    # Each row parsed alone, so that the parser is still on its line when it is handed out.
+    for op in parse_lines(read, parser, chunk_size, 1, "the RDF Patch text reader"):
+        yield op, parser.line
+    if parser.open_ops:
+        yield end_of_patch(), None
+
+
+def parse_rdfpatch(source, *, syntax=None, chunk_size=_DEFAULT_CHUNK, bint lines=False):
     """Parse RDF Patch text from a binary stream or bytes: an iterator of operations
     (``jelly._patchops``), reading ``chunk_size`` bytes at a time.  ``SEG .`` rows and the end
     of the input (after operations) give ``END_OF_PATCH``.  ``syntax`` as for N-Triples
     (``None``, ``"rdf12"`` or ``"rdf-star"``).  Errors raise ``RdfSyntaxError`` with the line
-    and column, after the operations of the lines before were yielded."""
+    and column, after the operations of the lines before were yielded.  ``lines=True`` gives
+    ``(operation, line)`` pairs (``None``: the end of the input ended the patch), for errors
+    of a patch's structure that name the line (a little slower: a row at a time)."""
     if isinstance(source, (bytes, bytearray, memoryview)):
         source = io.BytesIO(source)
     elif isinstance(source, str):
@@ -429,6 +439,8 @@ def parse_rdfpatch(source, *, syntax=None, chunk_size=_DEFAULT_CHUNK):
     chunk_size = int(chunk_size)
     if chunk_size < 1:
         raise ValueError("chunk_size must be positive")
+    if lines:
+        return _parse_lined(read, _RowParser(syntax), chunk_size)
     return _parse_chunks(read, _RowParser(syntax), chunk_size)
 
 

@@ -71,12 +71,25 @@ def _output_format(name: str | None, path: str) -> formats.RdfFormat:
 
 class _Input:
     """An open patch: ``fmt``, its operations (``ops``, consumed once), and for Jelly-Patch
-    the reader (``options``, ``frames()``)."""
+    the reader (``options``, ``frames()``).  ``line``: for text opened with ``lines``, the
+    line of the operation last handed out (None: the end of the input)."""
 
     def __init__(self, fmt: formats.RdfFormat, ops: Iterator[PatchOp], reader: Any = None):
         self.fmt = fmt
         self.ops = ops
         self.reader = reader
+        self.line: int | None = None
+
+    def lined(self, pairs: Iterator[tuple[PatchOp, int | None]]) -> Iterator[PatchOp]:
+        for op, self.line in pairs:
+            yield op
+
+    def at_line(self, exc: JellyError) -> JellyError:
+        """An error of the patch's structure (:class:`PatchChecker`) at the line of the
+        operation it names, for text read with ``lines`` (it named the operation only)."""
+        if getattr(exc, "operation", None) is None or self.line is None or exc.line is not None:
+            return exc
+        return JellyError(exc.message, line=self.line)
 
     @property
     def binary(self) -> bool:
@@ -85,14 +98,14 @@ class _Input:
 
 @contextlib.contextmanager
 def _open_patch(path: str, name: str | None, syntax: str | None = None,
-                strict: bool = False) -> Iterator[_Input]:
+                strict: bool = False, lines: bool = False) -> Iterator[_Input]:
     from . import patch, rdfpatch
     fmt = _input_format(name, path)
     with open_input(path) as stream:
         if fmt is formats.RDF_PATCH:
             # Named: nothing to tell from its first bytes, which a live feed may not have
             # sent yet (a peek waits for 64 bytes, more than a short patch).
-            yield _Input(fmt, rdfpatch.parse(stream, syntax=syntax))
+            yield _text_input(stream, syntax, lines)
             return
         head, stream = peek(stream, 64)
         if fmt in (None, formats.JELLY_PATCH):
@@ -104,7 +117,17 @@ def _open_patch(path: str, name: str | None, syntax: str | None = None,
             with patch.PatchReader(stream, strict=strict) as reader:
                 yield _Input(fmt, iter(reader), reader)
         else:
-            yield _Input(fmt, rdfpatch.parse(stream, syntax=syntax))
+            yield _text_input(stream, syntax, lines)
+
+
+def _text_input(stream: Any, syntax: str | None, lines: bool) -> _Input:
+    from . import rdfpatch
+    if not lines:
+        return _Input(formats.RDF_PATCH, rdfpatch.parse(stream, syntax=syntax))
+    from ._rdfpatch import parse_rdfpatch
+    src = _Input(formats.RDF_PATCH, iter(()))
+    src.ops = src.lined(parse_rdfpatch(stream, syntax=syntax, lines=True))
+    return src
 
 
 def _add_writer_options(p: argparse.ArgumentParser, defaults: str) -> None:
@@ -317,7 +340,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     checker = PatchChecker(headers=True)
-    with _open_patch(args.file, args.from_format, args.syntax, strict=True) as src:
+    with _open_patch(args.file, args.from_format, args.syntax, strict=True, lines=True) as src:
         if src.binary:
             reader = src.reader
             for piece in reader._pieces():
@@ -329,8 +352,11 @@ def cmd_validate(args: argparse.Namespace) -> int:
                     index = reader.frame_count - (not isinstance(piece, list))
                     raise JellyError(exc.message, frame=index) from None
         else:
-            for op in src.ops:
-                checker.check(op)
+            try:
+                for op in src.ops:
+                    checker.check(op)
+            except JellyError as exc:
+                raise src.at_line(exc) from None
         checker.finish()
         what = f"{src.fmt.label}"
     if not args.quiet:
@@ -358,8 +384,12 @@ def cmd_apply(args: argparse.Namespace) -> int:
     with _naming(args.dataset):
         data = read_dataset(args.dataset, format=args.from_format, syntax=args.syntax,
                             base=args.base)
-    with _naming(args.patch), _open_patch(args.patch, args.patch_format, args.syntax) as src:
-        result = apply_operations(src.ops, data)
+    with _naming(args.patch), \
+            _open_patch(args.patch, args.patch_format, args.syntax, lines=True) as src:
+        try:
+            result = apply_operations(src.ops, data)
+        except JellyError as exc:
+            raise src.at_line(exc) from None
     write_dataset(data, args.output, format=args.to_format, syntax=args.syntax)
     if args.verbose:
         print(f"{result.added} added, {result.deleted} deleted, "

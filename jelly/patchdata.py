@@ -62,8 +62,10 @@ class PatchChecker:
         self._patch_ops = 0
 
     def _fail(self, op: PatchOp, what: str) -> None:
-        raise JellyError(f"operation {self.operations} ({OPERATION_NAMES[type(op)]}, patch "
-                         f"{self.patches + 1}): {what}")
+        error = JellyError(f"operation {self.operations} ({OPERATION_NAMES[type(op)]}, patch "
+                           f"{self.patches + 1}): {what}")
+        error.operation = self.operations   # type: ignore[attr-defined]  # (for its line)
+        raise error
 
     def check(self, op: PatchOp) -> None:
         self.operations += 1

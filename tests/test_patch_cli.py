@@ -367,6 +367,24 @@ def test_validate_refuses_text(text, match):
     fails("patch", "validate", "-", stdin=text, match=match)
 
 
+def test_structure_errors_of_text_name_the_line(tmp_path):
+    """Comments and blank lines made "operation 4" hard to find in a long file: validate and
+    apply say the line of the operation, from a file and from stdin; at the end of the input
+    there is no line to name."""
+    text = (b"# a comment\n\nTX .\nA <http://e/s> <http://e/p> \"1\" .\n\n# more\n"
+            b"TC .\nTC .\n")
+    (tmp_path / "p.rdfp").write_bytes(text)
+    (tmp_path / "d.nq").write_bytes(b"")
+    want = "operation 4 (TC, patch 1): TC without a transaction (no TX before it) (at line 8)"
+    fails("patch", "validate", tmp_path / "p.rdfp", match=want)
+    fails("patch", "validate", "-", stdin=text, match=want)
+    fails("patch", "apply", tmp_path / "d.nq", tmp_path / "p.rdfp", tmp_path / "o.nq",
+          match=want)
+    err = fails("patch", "validate", "-", stdin=b"TX .\nA <http://e/s> <http://e/p> \"1\" .\n",
+                match="the patch ends inside a transaction")
+    assert "line" not in err
+
+
 def test_validate_headers_may_start_every_patch():
     out = ok("patch", "validate", "-", stdin=b'H a "1" .\nTX .\nTC .\nSEG .\nH a "2" .\nTX .\n'
                                            b"TA .\n")
