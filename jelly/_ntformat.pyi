@@ -23,6 +23,10 @@ class _BinaryWriter(Protocol):
 #: None, "rdf12" or "rdf-star" (checked at run time)
 _Syntax = str | None
 
+def absolute_iri(iri: str) -> bool:
+    """Whether ``iri`` starts with a scheme (RFC 3987): what RDF 1.2 N-Triples and Turtle
+    prefixes take."""
+
 def term_to_nt(term: _Term, syntax: _Syntax = None) -> str:
     """The N-Triples form of an IRI, blank node, literal or quoted triple: ``<< s p o >>``, or
     with ``syntax="rdf12"`` the RDF 1.2 triple term ``<<( s p o )>>``."""

@@ -351,6 +351,12 @@ cdef str _statement_nt(object stmt, bint rdf12=False):
     return f"{line} {_term_nt(g, 0, rdf12, 0)} .\n"
 
 
+def absolute_iri(str iri):
+    """Whether ``iri`` starts with a scheme (RFC 3987): what RDF 1.2 N-Triples and Turtle
+    prefixes take."""
+    return is_absolute_iri(iri)
+
+
 def term_to_nt(term, syntax=None):
     """The N-Triples form of an IRI, blank node, literal or quoted triple: ``<< s p o >>``, or
     with ``syntax="rdf12"`` the RDF 1.2 triple term ``<<( s p o )>>``."""

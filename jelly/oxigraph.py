@@ -36,7 +36,7 @@ import re
 import threading
 from typing import Any, Iterator
 
-from ._ntformat import NQuadsWriter
+from ._ntformat import NQuadsWriter, absolute_iri
 from ._ntriples import parse_nquads
 from ._terms import DEFAULT_GRAPH, BlankNode, DefaultGraph, IRI, Literal, Triple
 from .convert import TextFrame
@@ -77,8 +77,6 @@ _PN_BASE = ("A-Za-z\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u02FF\u0370-\u037D\u037F-\u
             "\u200C-\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD"
             "\U00010000-\U000EFFFF")
 _PN_CHARS = _PN_BASE + "_\\-0-9\u00B7\u0300-\u036F\u203F-\u2040"
-#: An absolute IRI starts with its scheme (RFC 3987); a prefix IRI must be absolute.
-_ABSOLUTE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 PN_PREFIX = re.compile(f"(?:[{_PN_BASE}](?:[{_PN_CHARS}.]*[{_PN_CHARS}])?)?")
 _OX_LINE = re.compile(r"\bline (\d+)")
 _OX_COLUMN = re.compile(r"\bcolumns? (\d+)")
@@ -471,7 +469,7 @@ class OxigraphSink:
                 iri = iri[1:-1]     # as N-Triples writes it (one with escapes is left out below)
             # Left out: what a Turtle prefix cannot be (pyoxigraph refused a relative IRI
             # and failed the whole document, though no statement used it).
-            if PN_PREFIX.fullmatch(prefix) and _ABSOLUTE.match(iri) and \
+            if PN_PREFIX.fullmatch(prefix) and absolute_iri(iri) and \
                     not any(c in iri for c in '<>"{}|^`\\ \n\r\t'):
                 self._prefixes[prefix] = iri
         if self._text:
