@@ -32,6 +32,10 @@ def parse_rdfpatch(source: bytes | bytearray | memoryview | _BinaryReader, *,
 def parse_rdfpatch(source: bytes | bytearray | memoryview | _BinaryReader, *,
                    syntax: str | None = None, chunk_size: int = ...,
                    lines: Literal[True]) -> Iterator[tuple[PatchOp, int | None]]: ...
+@overload
+def parse_rdfpatch(source: bytes | bytearray | memoryview | _BinaryReader, *,
+                   syntax: str | None = None, chunk_size: int = ...,
+                   lines: bool) -> Iterator[PatchOp] | Iterator[tuple[PatchOp, int | None]]: ...
 
 def format_op(op: PatchOp, syntax: str | None = None) -> str:
     """One operation as a row of RDF Patch text, without the line end (``END_OF_PATCH`` is

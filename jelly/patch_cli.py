@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import io
 import json
 import os
+import stat
 import sys
 from typing import Any, Iterator
 
@@ -74,13 +76,14 @@ class _Input:
     the reader (``options``, ``frames()``).  ``line``: for text opened with ``lines``, the
     line of the operation last handed out (None: the end of the input)."""
 
-    def __init__(self, fmt: formats.RdfFormat, ops: Iterator[PatchOp], reader: Any = None):
+    def __init__(self, fmt: formats.RdfFormat, ops: Iterator[Any], reader: Any = None, *,
+                 lined: bool = False):
         self.fmt = fmt
-        self.ops = ops
+        self.ops: Iterator[PatchOp] = self._lined(ops) if lined else ops
         self.reader = reader
         self.line: int | None = None
 
-    def lined(self, pairs: Iterator[tuple[PatchOp, int | None]]) -> Iterator[PatchOp]:
+    def _lined(self, pairs: Iterator[tuple[PatchOp, int | None]]) -> Iterator[PatchOp]:
         for op, self.line in pairs:
             yield op
 
@@ -99,7 +102,7 @@ class _Input:
 @contextlib.contextmanager
 def _open_patch(path: str, name: str | None, syntax: str | None = None,
                 strict: bool = False, lines: bool = False) -> Iterator[_Input]:
-    from . import patch, rdfpatch
+    from . import patch
     fmt = _input_format(name, path)
     with open_input(path) as stream:
         if fmt is formats.RDF_PATCH:
@@ -121,13 +124,9 @@ def _open_patch(path: str, name: str | None, syntax: str | None = None,
 
 
 def _text_input(stream: Any, syntax: str | None, lines: bool) -> _Input:
-    from . import rdfpatch
-    if not lines:
-        return _Input(formats.RDF_PATCH, rdfpatch.parse(stream, syntax=syntax))
     from ._rdfpatch import parse_rdfpatch
-    src = _Input(formats.RDF_PATCH, iter(()))
-    src.ops = src.lined(parse_rdfpatch(stream, syntax=syntax, lines=True))
-    return src
+    return _Input(formats.RDF_PATCH, parse_rdfpatch(stream, syntax=syntax, lines=lines),
+                  lined=lines)
 
 
 def _add_writer_options(p: argparse.ArgumentParser, defaults: str) -> None:
@@ -205,10 +204,21 @@ def _open_writer(path: str, fmt: formats.RdfFormat, args: argparse.Namespace,
 _PATCH_ENDS = (TxCommit, TxAbort, EndOfPatch)
 
 
+def _live(path: str) -> bool:
+    """Whether ``path`` is stdout read as it comes (a pipe, a socket, a terminal), not a
+    regular file: a file gets the frames a path gets."""
+    if not is_stdio(path):
+        return False
+    try:
+        return not stat.S_ISREG(os.fstat(sys.stdout.fileno()).st_mode)
+    except (OSError, ValueError, io.UnsupportedOperation):
+        return True
+
+
 def _flushed_at_patch_ends(ops: Iterator[PatchOp], writer: Any) -> Iterator[PatchOp]:
     """``ops``, the writer's output flushed once the writer has taken the end of a patch
-    (TC, TA, END_OF_PATCH): to stdout, a live feed of patches goes on patch by patch, not
-    when 64 KiB of output have gathered."""
+    (TC, TA, END_OF_PATCH): a live feed of patches goes on patch by patch, not when 64 KiB
+    of output have gathered."""
     from . import rdfpatch
     for op in ops:
         yield op
@@ -227,7 +237,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
         options = src.reader.options if src.binary else None
         with _open_writer(args.output, out_fmt, args, options) as writer:
             ops = src.ops
-            writer.write_all(_flushed_at_patch_ends(ops, writer) if is_stdio(args.output)
+            writer.write_all(_flushed_at_patch_ends(ops, writer) if _live(args.output)
                              else ops)
     if args.verbose:
         print(amount(writer.operations_written, "operation"), file=sys.stderr)

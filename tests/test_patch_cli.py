@@ -703,6 +703,23 @@ def test_apply_counts_changes_not_operations(tmp_path):
     assert (result.added, result.deleted) == (1, 1)
 
 
+def test_convert_to_stdout_in_a_file_writes_what_a_path_gets(tmp_path):
+    """Patches are flushed as they end only to a live stdout (a pipe): redirected to a file,
+    stdout gets the frames a path gets, not a frame per patch."""
+    import subprocess
+    text = b"".join(f'TX .\nA <http://e/s> <http://e/p> "{n}" .\nTC .\n'.encode()
+                    for n in range(50))
+    (tmp_path / "p.rdfp").write_bytes(text)
+    ok("patch", "convert", tmp_path / "p.rdfp", tmp_path / "path.jellyp")
+    with open(tmp_path / "stdout.jellyp", "wb") as out:
+        subprocess.run([sys.executable, "-m", "jelly", "patch", "convert", tmp_path / "p.rdfp",
+                        "-", "--to", "jelly-patch"], stdout=out, check=True,
+                       env=helpers.jelly_subprocess_env())
+    assert (tmp_path / "stdout.jellyp").read_bytes() == (tmp_path / "path.jellyp").read_bytes()
+    with jpatch.PatchReader(tmp_path / "path.jellyp") as reader:
+        assert len(list(reader.frames())) == 1
+
+
 def test_diff_namespaces(tmp_path):
     s = (jelly.IRI("http://ex/s"), jelly.IRI("http://ex/p"), jelly.IRI("http://ex/o"))
     jelly.serialize([s], tmp_path / "a.jelly", namespaces={"a": "http://a/", "x": "http://x/"})
