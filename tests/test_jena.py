@@ -432,10 +432,11 @@ def test_limits(fmt):
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
-def test_thrift_rows_are_bounded_whole_however_the_input_is_cut(fmt):
+def test_rows_are_bounded_whole_however_the_input_is_cut(fmt):
     """A row of many strings, each under the limit, is over it as a whole: refused from bytes
-    and from a stream read in pieces of any size (RDF Thrift has no length prefix: the row
-    was only measured where a piece ended inside it), and one under the limit is read."""
+    and from a stream read in pieces of any size, in both encodings (RDF Thrift has no length
+    prefix: its row was only measured where a piece ended inside it), and one under the limit
+    is read."""
     encode = oj.th_encode if fmt == "thrift" else oj.pb_encode
     big = [("triple", ("I", "http://s/" + "a" * 9000), ("I", "http://p/" + "b" * 9000),
             ("T", ("I", "http://x/" + "c" * 9000), P, ("L", "d" * 9000, None, None)))]
