@@ -135,24 +135,117 @@ cdef str _lex_nt(str lex):
     return f'"{lex}"'
 
 
-#: What the characters _lit_bad() names are written as: ECHAR for BS, HT, LF, FF, CR, '"' and
-#: '\\', \u00XX for the other C0 controls and DEL, \uFFFE / \uFFFF.
-cdef dict _LEX_ESCAPES = {c: _uchar(c) for c in range(0x20)}
-_LEX_ESCAPES.update({0x22: '\\"', 0x5C: "\\\\", 0x0A: "\\n", 0x0D: "\\r", 0x09: "\\t",
-                     0x08: "\\b", 0x0C: "\\f", 0x7F: _uchar(0x7F), 0xFFFE: _uchar(0xFFFE),
-                     0xFFFF: _uchar(0xFFFF)})
+cdef extern from "Python.h":
+    Py_UCS4 PyUnicode_READ(int kind, const void* data, Py_ssize_t index)
+    void PyUnicode_WRITE(int kind, void* data, Py_ssize_t index, Py_UCS4 value)
+    Py_UCS4 PyUnicode_MAX_CHAR_VALUE(object s)
+    object PyUnicode_New(Py_ssize_t size, Py_UCS4 maxchar)
+
+
+cdef const char* _HEX = b"0123456789ABCDEF"
+
+
+cdef inline unsigned char _echar(Py_UCS4 c) noexcept:
+    # The letter of the ECHAR of c ('n' for LF, ...), or 0: \u00XX.
+    if c == 0x22 or c == 0x5C:
+        return <unsigned char>c
+    if c == 0x0A:
+        return 110
+    if c == 0x0D:
+        return 114
+    if c == 0x09:
+        return 116
+    if c == 0x08:
+        return 98
+    if c == 0x0C:
+        return 102
+    return 0
+
+
+cdef str _lex_nt_latin1(str lex, const unsigned char* d, Py_ssize_t n):
+    # _lex_nt_slow of a one-byte str: the runs between escapes copied whole.
+    cdef Py_ssize_t i, j, start = 0, size = n + 2
+    cdef unsigned char* o
+    cdef unsigned char e
+    for i in range(n):
+        if _W_LIT[d[i]]:
+            size += 1 if _echar(d[i]) else 5
+    out = PyUnicode_New(size, PyUnicode_MAX_CHAR_VALUE(lex))
+    o = <unsigned char*>PyUnicode_DATA(out)
+    o[0] = 0x22
+    j = 1
+    for i in range(n):
+        if not _W_LIT[d[i]]:
+            continue
+        memcpy(o + j, d + start, i - start)
+        j += i - start
+        start = i + 1
+        o[j] = 0x5C
+        e = _echar(d[i])
+        if e:
+            o[j + 1] = e
+            j += 2
+        else:
+            o[j + 1] = 0x75
+            o[j + 2] = 0x30
+            o[j + 3] = 0x30
+            o[j + 4] = _HEX[d[i] >> 4]
+            o[j + 5] = _HEX[d[i] & 0xF]
+            j += 6
+    memcpy(o + j, d + start, n - start)
+    o[j + n - start] = 0x22
+    return out
 
 
 cdef str _lex_nt_slow(str lex):
-    # str.translate writes into one growing buffer: a list of pieces took 65 bytes of memory
-    # per escaped character (a literal of 15M newlines: 1.3 GB).
+    # ECHAR for BS, HT, LF, FF, CR, '"' and '\', \uXXXX for the other C0 controls, DEL and
+    # U+FFFE / U+FFFF.  Measured, then written into one new str: a list of pieces took 65
+    # bytes of memory per escaped character (a literal of 15M newlines: 1.3 GB), and
+    # str.translate a dict lookup per character (3-10 times slower on common literals).
+    cdef Py_ssize_t i, j, n = PyUnicode_GET_LENGTH(lex), size = n + 2
+    cdef int kind = PyUnicode_KIND(lex), okind
+    cdef const void* data = PyUnicode_DATA(lex)
+    cdef void* odata
     cdef Py_UCS4 c
-    if PyUnicode_KIND(lex) != PyUnicode_1BYTE_KIND:
-        for c in lex:
-            if _is_surrogate(c):
-                raise ValueError(f"literal contains a lone surrogate U+{<int>c:04X}, which "
-                                 f"cannot be written")
-    return '"' + lex.translate(_LEX_ESCAPES) + '"'
+    cdef unsigned char e
+    cdef unsigned int code
+    cdef int k
+    if kind == PyUnicode_1BYTE_KIND:
+        return _lex_nt_latin1(lex, <const unsigned char*>data, n)
+    cdef Py_UCS4 widest = 127           # of what is copied: a str's kind must fit it exactly
+    for i in range(n):
+        c = PyUnicode_READ(kind, data, i)
+        if _lit_bad(c):
+            size += 1 if _echar(c) else 5
+        elif _is_surrogate(c):
+            raise ValueError(f"literal contains a lone surrogate U+{<int>c:04X}, which cannot "
+                             f"be written")
+        elif c > widest:
+            widest = c
+    out = PyUnicode_New(size, widest)
+    okind = PyUnicode_KIND(out)
+    odata = PyUnicode_DATA(out)
+    PyUnicode_WRITE(okind, odata, 0, 0x22)
+    j = 1
+    for i in range(n):
+        c = PyUnicode_READ(kind, data, i)
+        if not _lit_bad(c):
+            PyUnicode_WRITE(okind, odata, j, c)
+            j += 1
+            continue
+        PyUnicode_WRITE(okind, odata, j, 0x5C)
+        e = _echar(c)
+        if e:
+            PyUnicode_WRITE(okind, odata, j + 1, e)
+            j += 2
+            continue
+        PyUnicode_WRITE(okind, odata, j + 1, 0x75)
+        code = <unsigned int>c
+        for k in range(4):
+            PyUnicode_WRITE(okind, odata, j + 2 + k, _HEX[(code >> (12 - 4 * k)) & 0xF])
+        j += 6
+    PyUnicode_WRITE(okind, odata, j, 0x22)
+    return out
 
 
 cdef inline bint _pn_chars_base(Py_UCS4 c) noexcept:

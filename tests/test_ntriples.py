@@ -1062,6 +1062,16 @@ def test_blank_node_labels_are_written_one_to_one_and_valid_ones_as_they_are():
         assert quads[0].subject.value == text[2:]
 
 
+def test_escaped_literals_are_canonical_strs():
+    """The escaped text is built in one new str, whose width must be that of the characters
+    it holds: a literal whose only wide characters are escaped (U+FFFE) gives ASCII, and a
+    str of a wider kind than its characters compares unequal to the same text."""
+    for lex in ["a\ufffeb", "\uffff", "\ufffe\u00e9\n", "\u20ac\t", "\U0001F600\"", "\x00",
+                "\u00e9" * 3 + "\x7f", "plain \\ " * 50]:
+        text = term_to_nt(Literal(lex))
+        assert text == text.encode().decode(), repr(lex)
+
+
 def test_writer_rdf12_details():
     # directional tags, U+FFFE / U+FFFF escaped (RDF 1.2 canonical N-Triples), labels without ':'
     assert term_to_nt(Literal("a\ufffeb\uffff", language="ar--rtl")) == '"a\\uFFFEb\\uFFFF"@ar--rtl'
