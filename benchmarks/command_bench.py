@@ -9,7 +9,9 @@ another checkout (not part of the test suite).  Groups of commands:
 * ``text-in``: ``jelly convert`` of Turtle, TriG, JSON-LD and RDF/XML (the same
   ``--text-statements``, written by this checkout) to Jelly;
 * ``star-out``: ``jelly convert`` of RDF-star Jelly (``--text-statements`` statements, every
-  tenth with a quoted triple as object) to Turtle.
+  tenth with a quoted triple as object) to Turtle;
+* ``patch``: ``jelly patch validate`` and ``jelly patch apply`` (to an empty dataset) of RDF
+  Patch text of ``--text-statements`` operations in transactions of 100, with comments.
 
     python benchmarks/command_bench.py --only validate --baseline ../old --out results.json
 
@@ -80,6 +82,25 @@ def star_data(work: str, statements: int) -> str:
     return jl
 
 
+def patch_text(work: str, operations: int) -> tuple[str, str]:
+    """RDF Patch text of ``operations`` adds (transactions of 100, a comment before each)
+    and an empty N-Quads dataset to apply it to."""
+    os.makedirs(work, exist_ok=True)
+    rdfp = os.path.join(work, f"patch-{operations}.rdfp")
+    empty = os.path.join(work, "empty.nq")
+    if not os.path.exists(rdfp):
+        with open(rdfp + ".tmp", "w") as f:
+            for i in range(operations):
+                if i % 100 == 0:
+                    f.write(f"# transaction {i // 100}\nTX .\n")
+                f.write(f'A <http://ex/s{i % 1000}> <http://ex/p{i % 7}> "{i}" .\n')
+                if i % 100 == 99 or i == operations - 1:
+                    f.write("TC .\n")
+        os.replace(rdfp + ".tmp", rdfp)
+    open(empty, "w").close()
+    return rdfp, empty
+
+
 def in_formats(work: str, statements: int) -> dict[str, str]:
     """The generated sensor data (``statements``) as Jelly and as the text formats the
     ``jelly-text`` and ``text-in`` groups read, each written once by this checkout."""
@@ -106,6 +127,11 @@ def cases_of(group: str, args: argparse.Namespace) -> dict[str, list[str]]:
                     "validate (no reference)": ["validate", jl]}
         return {"convert to RDF/XML": ["convert", jl, out + ".rdf", "-q"],
                 "convert to JSON-LD": ["convert", jl, out + ".jsonld", "-q"]}
+    if group == "patch":
+        rdfp, empty = patch_text(work, args.text_statements)
+        return {"patch validate (RDF Patch text)": ["patch", "validate", rdfp, "-q"],
+                "patch apply (RDF Patch text to N-Quads)": ["patch", "apply", empty, rdfp,
+                                                            out + ".nq"]}
     if group == "star-out":
         return {"convert RDF-star Jelly to Turtle": [
             "convert", star_data(work, args.text_statements), out + ".ttl", "-q"]}
@@ -128,9 +154,10 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--baseline", help="a checkout to compare with (its extensions built)")
     ap.add_argument("--only", default="validate", help="comma-separated groups: validate, "
-                    "documents, jelly-text, text-in, star-out (default validate)")
+                    "documents, jelly-text, text-in, star-out, patch (default validate)")
     ap.add_argument("--text-statements", type=int, default=200_000,
-                    help="statements of the jelly-text, text-in and star-out groups")
+                    help="statements of the jelly-text, text-in and star-out groups, "
+                         "operations of the patch group")
     ap.add_argument("--work", default=os.path.join(HERE, ".work", "validate"))
     ap.add_argument("--out", help="write the results as JSON here")
     args = ap.parse_args()

@@ -95,10 +95,12 @@ cdef class _RowParser(LineParser):
     cdef TermScanner terms
     cdef bint strict                 # a strict syntax: literals only as objects
     cdef readonly Py_ssize_t open_ops  # operations since the last SEG (or the start)
+    cdef readonly bint lined         # each operation with its line: (op, line)
 
-    def __cinit__(self, syntax):
+    def __cinit__(self, syntax, bint lined=False):
         self.terms = TermScanner(syntax)
         self.strict = syntax is not None
+        self.lined = lined
 
     cdef int _run(self, Py_ssize_t limit) except -1:
         cdef const unsigned char* p
@@ -183,7 +185,7 @@ cdef class _RowParser(LineParser):
         else:
             self._fail(f"unknown row {code!r}, expected {_ROWS}", start)
         self._dot(code)
-        self.out.append(op)
+        self.out.append((op, self.line) if self.lined else op)
         if op is end_of_patch():
             self.open_ops = 0
         else:
@@ -408,15 +410,8 @@ cdef class _RowParser(LineParser):
 def _parse_chunks(read, _RowParser parser, Py_ssize_t chunk_size):
     yield from parse_lines(read, parser, chunk_size, _BATCH, "the RDF Patch text reader")
     if parser.open_ops:
-        yield end_of_patch()              # the end of the input ends the last patch
-
-
-def _parse_lined(read, _RowParser parser, Py_ssize_t chunk_size):
-    # Each row parsed alone, so that the parser is still on its line when it is handed out.
-    for op in parse_lines(read, parser, chunk_size, 1, "the RDF Patch text reader"):
-        yield op, parser.line
-    if parser.open_ops:
-        yield end_of_patch(), None
+        # the end of the input ends the last patch (on no line of its own)
+        yield (end_of_patch(), None) if parser.lined else end_of_patch()
 
 
 def parse_rdfpatch(source, *, syntax=None, chunk_size=_DEFAULT_CHUNK, bint lines=False):
@@ -426,7 +421,7 @@ def parse_rdfpatch(source, *, syntax=None, chunk_size=_DEFAULT_CHUNK, bint lines
     (``None``, ``"rdf12"`` or ``"rdf-star"``).  Errors raise ``RdfSyntaxError`` with the line
     and column, after the operations of the lines before were yielded.  ``lines=True`` gives
     ``(operation, line)`` pairs (``None``: the end of the input ended the patch), for errors
-    of a patch's structure that name the line (a little slower: a row at a time)."""
+    of a patch's structure that name the line."""
     if isinstance(source, (bytes, bytearray, memoryview)):
         source = io.BytesIO(source)
     elif isinstance(source, str):
@@ -439,9 +434,7 @@ def parse_rdfpatch(source, *, syntax=None, chunk_size=_DEFAULT_CHUNK, bint lines
     chunk_size = int(chunk_size)
     if chunk_size < 1:
         raise ValueError("chunk_size must be positive")
-    if lines:
-        return _parse_lined(read, _RowParser(syntax), chunk_size)
-    return _parse_chunks(read, _RowParser(syntax), chunk_size)
+    return _parse_chunks(read, _RowParser(syntax, lines), chunk_size)
 
 
 # ---------------------------------------------------------------------------------------------
